@@ -1,0 +1,85 @@
+"""Case skeleton assets: candidate cases, restricted provenance, and skeleton exclusions.
+
+Only the sources configured for this build contribute (Settings.configured_sources), so the
+warehouse always reflects the current configuration rather than leftovers of earlier builds.
+"""
+
+import time
+
+import dagster as dg
+import polars as pl
+
+from pipelines.cases.skeleton import SkeletonParts, combine, mimic_skeleton, sicdb_skeleton
+from pipelines.resources import ClinverseResource
+from schemas.staging import MEDQA_TABLE
+
+SKELETON_DEPS = [
+    "mimic_admissions", "mimic_patients", "mimic_diagnoses_icd", "mimic_d_icd_diagnoses",
+    "note_discharge", "sicdb_cases", "sicdb_d_references", MEDQA_TABLE,
+]
+
+
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec("case_skeleton", group_name="cases", deps=SKELETON_DEPS, kinds={"polars"},
+                     description="One candidate case per source record with its ICD-10-CM diagnosis and split."),
+        dg.AssetSpec("case_provenance", group_name="cases", deps=SKELETON_DEPS, kinds={"polars"},
+                     description="Restricted: the raw source keys behind each case_id. Never exported."),
+        dg.AssetSpec("skeleton_exclusions", group_name="cases", deps=SKELETON_DEPS, kinds={"polars"},
+                     description="Source records that did not become candidate cases, with the reason."),
+    ],
+)
+def case_skeleton(context: dg.AssetExecutionContext, clinverse: ClinverseResource):
+    settings = clinverse.settings()
+    warehouse = clinverse.warehouse()
+    started = time.perf_counter()
+    sources = settings.configured_sources()
+    parts: list[SkeletonParts] = []
+    if "mimic_iv" in sources:
+        notes = (
+            warehouse.scan("note_discharge").select("note_id", "hadm_id").collect()
+            if "mimic_note" in sources else None
+        )
+        parts.append(mimic_skeleton(warehouse, settings.id_key, settings.dataset_label("mimic_iv", settings.mimic_iv_dir),
+                                    settings.test_fraction, notes))
+    if "sicdb" in sources:
+        parts.append(sicdb_skeleton(warehouse, settings.id_key, settings.dataset_label("sicdb", settings.sicdb_dir),
+                                    settings.test_fraction))
+    if "medqa" in sources:
+        from pipelines.cases.medqa_skeleton import medqa_skeleton
+
+        first = settings.medqa_paths[0]
+        parts.append(medqa_skeleton(warehouse.read(MEDQA_TABLE), settings.id_key,
+                                    settings.dataset_label("medqa", first.parent if first else None), settings.test_fraction))
+    built = combine(parts)
+    per_source = built.skeleton.group_by("source").len().sort("source").rows() if built.skeleton.height else []
+    excluded = built.exclusions.group_by("source").len().sort("source").rows() if built.exclusions.height else []
+    seconds = round(time.perf_counter() - started, 3)
+    for table, frame in (("case_skeleton", built.skeleton), ("case_provenance", built.provenance),
+                         ("skeleton_exclusions", built.exclusions)):
+        rows = warehouse.write(table, frame)
+        yield dg.MaterializeResult(
+            asset_key=table,
+            metadata={"rows": rows, "sources": ", ".join(sources) or "none", "seconds": seconds,
+                      **{f"cases_{s}": n for s, n in per_source}, **{f"excluded_{s}": n for s, n in excluded}},
+        )
+
+
+@dg.asset_check(asset="case_skeleton", blocking=True)
+def case_skeleton_is_consistent(clinverse: ClinverseResource) -> dg.AssetCheckResult:
+    """Every candidate has provenance, no patient spans splits, and ids are unique."""
+    warehouse = clinverse.warehouse()
+    skeleton = warehouse.read("case_skeleton")
+    provenance = warehouse.read("case_provenance")
+    exclusions = warehouse.read("skeleton_exclusions")
+    no_provenance = skeleton.join(provenance, on="case_id", how="anti").height
+    split_leaks = (
+        skeleton.group_by("source", "patient_key").agg(pl.col("split").n_unique().alias("n")).filter(pl.col("n") > 1).height
+    )
+    overlap = skeleton.join(exclusions, on="case_id", how="semi").height
+    unaccounted = provenance.join(pl.concat([skeleton.select("case_id"), exclusions.select("case_id")]), on="case_id", how="anti").height
+    return dg.AssetCheckResult(
+        passed=not (no_provenance or split_leaks or overlap or unaccounted),
+        metadata={"cases_without_provenance": no_provenance, "patients_in_both_splits": split_leaks,
+                  "both_kept_and_excluded": overlap, "provenance_unaccounted": unaccounted},
+    )

@@ -1,0 +1,228 @@
+"""Build candidate cases (``case_skeleton``), their restricted provenance and exclusions.
+
+One function per source returns a :class:`SkeletonParts`; :func:`combine` stacks them.
+Everything a case exposes is keyed by a keyed hash (``pipelines.ids``); raw source keys go
+only to ``case_provenance``.  Splits are drawn per *patient* from a keyed hash, so a
+patient's admissions never straddle train and test and the split is stable across builds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+import polars as pl
+
+import schemas
+from pipelines import icd
+from pipelines.ids import hash_column, unit_fraction
+from pipelines.warehouse import Warehouse
+from sql import load
+
+MIMIC_FILES = ["hosp/admissions.csv.gz", "hosp/patients.csv.gz", "hosp/diagnoses_icd.csv.gz", "hosp/d_icd_diagnoses.csv.gz"]
+SICDB_FILES = ["cases.csv.gz", "d_references.csv.gz"]
+SICDB_SEX = {735: "M", 736: "F"}  # SICdb v1.0.x reference ids, used when d_references has no label
+
+
+@dataclass(frozen=True)
+class SkeletonParts:
+    skeleton: pl.DataFrame
+    provenance: pl.DataFrame
+    exclusions: pl.DataFrame
+
+    @staticmethod
+    def empty() -> "SkeletonParts":
+        return SkeletonParts(schemas.empty("case_skeleton"), schemas.empty("case_provenance"),
+                             schemas.empty("skeleton_exclusions"))
+
+
+def assign_split(df: pl.DataFrame, key: str, test_fraction: float) -> pl.DataFrame:
+    """``split`` from a keyed hash of the patient: same patient, same split, every build."""
+    return df.with_columns(
+        pl.col("patient_key")
+        .map_elements(lambda p: "test" if unit_fraction(key, "split", p) < test_fraction else "train", return_dtype=pl.Utf8)
+        .alias("split")
+    )
+
+
+def _with_icd(df: pl.DataFrame, code: str, version: str) -> pl.DataFrame:
+    return icd.normalise_codes(df, code_col=code, version_col=version)
+
+
+def _exclusions(df: pl.DataFrame, source: str, stage: str) -> pl.DataFrame:
+    return df.select("case_id", pl.lit(source).alias("source"), pl.lit(stage).alias("stage"), "reason")
+
+
+def _names(*columns: str) -> pl.Expr:
+    """Distinct non-empty names in order, for ``acceptable_names``."""
+    return pl.concat_list([pl.col(c) for c in columns]).list.drop_nulls().list.eval(
+        pl.element().filter(pl.element().str.len_chars() > 0)
+    ).list.unique(maintain_order=True)
+
+
+def mimic_skeleton(warehouse: Warehouse, id_key: str, dataset: str, test_fraction: float,
+                   discharge_notes: pl.DataFrame | None = None) -> SkeletonParts:
+    """Candidate cases from MIMIC-IV admissions (principal diagnosis ``seq_num = 1``)."""
+    query = load("mimic_case_skeleton").format(
+        admissions=warehouse.table_glob("mimic_admissions"),
+        patients=warehouse.table_glob("mimic_patients"),
+        diagnoses_icd=warehouse.table_glob("mimic_diagnoses_icd"),
+        d_icd_diagnoses=warehouse.table_glob("mimic_d_icd_diagnoses"),
+    )
+    with duckdb.connect() as con:
+        raw = con.sql(query).pl()
+    raw = raw.with_columns(
+        hash_column(pl.col("hadm_id"), id_key, "c_", "case", "mimic_iv").alias("case_id"),
+        hash_column(pl.col("subject_id"), id_key, "p_", "patient", "mimic_iv").alias("patient_key"),
+    )
+    raw = _with_icd(raw, "icd_code", "icd_version")
+    raw = raw.with_columns(
+        pl.when(~pl.col("has_patient")).then(pl.lit("subject_id has no row in hosp/patients"))
+        .when(pl.col("icd_code").is_null()).then(pl.lit("no diagnoses_icd row with seq_num = 1"))
+        .when(pl.col("icd10_code").is_null())
+        .then(pl.format("principal ICD-{} code {} not mappable to ICD-10-CM: {}", "icd_version", "icd_code", "icd_reason"))
+        .when(~pl.col("gender").is_in(["F", "M"]))
+        .then(pl.format("gender {} is not F or M", pl.col("gender").fill_null("missing")))
+        .alias("reason")
+    )
+    excluded = raw.filter(pl.col("reason").is_not_null())
+    kept = raw.filter(pl.col("reason").is_null())
+    secondary = _mimic_secondary(kept)
+    kept = kept.join(secondary, on="hadm_id", how="left", maintain_order="left")
+    skeleton = kept.select(
+        "case_id",
+        pl.lit("mimic_iv").alias("source"),
+        pl.lit(dataset).alias("dataset"),
+        "patient_key",
+        pl.col("age").cast(pl.Int32),
+        pl.col("gender").alias("sex"),
+        pl.coalesce("long_title", "icd10_title").alias("diagnosis_name"),
+        _names("long_title", "icd10_title").alias("acceptable_names"),
+        pl.col("icd10_code").alias("primary_icd10"),
+        pl.col("icd10_category").alias("primary_icd10_category"),
+        pl.col("icd10_block").alias("primary_icd10_block"),
+        pl.col("icd10_chapter").alias("primary_icd10_chapter"),
+        "icd_origin",
+        pl.col("secondary_icd10").fill_null([]),
+        pl.col("icd_reason").alias("mapping_reason"),
+    )
+    notes = (
+        discharge_notes.group_by("hadm_id").agg(pl.col("note_id").sort().alias("note_ids"))
+        if discharge_notes is not None and discharge_notes.height
+        else pl.DataFrame(schema={"hadm_id": pl.Int64, "note_ids": pl.List(pl.Utf8)})
+    )
+    provenance = (
+        raw.select("case_id", "subject_id", "hadm_id")
+        .join(notes, on="hadm_id", how="left", maintain_order="left")
+        .with_columns(
+            pl.lit("mimic_iv").alias("source"),
+            pl.col("note_ids").fill_null([]),
+            pl.lit(None, pl.Int64).alias("sicdb_case_id"),
+            pl.lit(None, pl.Int64).alias("sicdb_patient_id"),
+            pl.lit(None, pl.Utf8).alias("medqa_file"),
+            pl.lit(None, pl.Int64).alias("medqa_line"),
+            pl.lit(None, pl.Utf8).alias("medqa_hash"),
+            pl.lit(MIMIC_FILES).alias("source_files"),
+        )
+    )
+    return SkeletonParts(
+        assign_split(skeleton, id_key, test_fraction),
+        provenance,
+        _exclusions(excluded, "mimic_iv", "case_skeleton"),
+    )
+
+
+def _mimic_secondary(kept: pl.DataFrame) -> pl.DataFrame:
+    """Secondary diagnoses as distinct ICD-10-CM codes (unmappable ones are left out)."""
+    long = kept.select("hadm_id", "icd10_code", "secondary_codes", "secondary_versions").explode(
+        "secondary_codes", "secondary_versions"
+    ).drop_nulls("secondary_codes")
+    long = _with_icd(
+        long.rename({"icd10_code": "primary_code", "secondary_codes": "code", "secondary_versions": "version"}),
+        "code", "version",
+    )
+    return (
+        long.filter(pl.col("icd10_code").is_not_null() & (pl.col("icd10_code") != pl.col("primary_code")))
+        .group_by("hadm_id", maintain_order=True)
+        .agg(pl.col("icd10_code").unique(maintain_order=True).alias("secondary_icd10"))
+    )
+
+
+def _sicdb_sex(ref_id: int | None, label: str | None) -> str | None:
+    if label:
+        if label.startswith(("weib", "female", "frau", "w")):
+            return "F"
+        if label.startswith(("männ", "maenn", "male", "mann", "m")):
+            return "M"
+    return SICDB_SEX.get(ref_id) if ref_id is not None else None
+
+
+def sicdb_skeleton(warehouse: Warehouse, id_key: str, dataset: str, test_fraction: float) -> SkeletonParts:
+    """Candidate cases from SICdb ``cases`` (``ICD10Main``, ICD-10-GM matched at the category)."""
+    query = load("sicdb_case_skeleton").format(
+        cases=warehouse.table_glob("sicdb_cases"), d_references=warehouse.table_glob("sicdb_d_references")
+    )
+    with duckdb.connect() as con:
+        raw = con.sql(query).pl()
+    raw = raw.with_columns(
+        pl.struct("sex_reference_id", "sex_reference_value")
+        .map_elements(lambda r: _sicdb_sex(r["sex_reference_id"], r["sex_reference_value"]), return_dtype=pl.Utf8)
+        .alias("sex"),
+        pl.lit("gm").alias("icd_version"),
+        hash_column(pl.col("CaseID"), id_key, "c_", "case", "sicdb").alias("case_id"),
+        hash_column(pl.col("PatientID"), id_key, "p_", "patient", "sicdb").alias("patient_key"),
+    )
+    raw = _with_icd(raw, "icd10_main", "icd_version").with_columns(
+        pl.when(pl.col("icd10_code").is_null())
+        .then(pl.format("ICD10Main {} not usable: {}", pl.col("icd10_main").fill_null("(empty)"), "icd_reason"))
+        .when(pl.col("sex").is_null())
+        .then(pl.format("Sex reference id {} is neither male nor female", pl.col("sex_reference_id").fill_null(-1)))
+        .alias("reason")
+    )
+    kept = raw.filter(pl.col("reason").is_null())
+    skeleton = kept.select(
+        "case_id",
+        pl.lit("sicdb").alias("source"),
+        pl.lit(dataset).alias("dataset"),
+        "patient_key",
+        pl.col("age").cast(pl.Int32),
+        "sex",
+        # The CM title is the English name scoring compares against; the GM text stays acceptable.
+        pl.coalesce("icd10_title", "icd10_main_text").alias("diagnosis_name"),
+        _names("icd10_title", "icd10_main_text").alias("acceptable_names"),
+        pl.col("icd10_code").alias("primary_icd10"),
+        pl.col("icd10_category").alias("primary_icd10_category"),
+        pl.col("icd10_block").alias("primary_icd10_block"),
+        pl.col("icd10_chapter").alias("primary_icd10_chapter"),
+        "icd_origin",
+        pl.lit([], pl.List(pl.Utf8)).alias("secondary_icd10"),
+        pl.col("icd_reason").alias("mapping_reason"),
+    )
+    provenance = raw.select(
+        "case_id",
+        pl.lit("sicdb").alias("source"),
+        pl.lit(None, pl.Int64).alias("subject_id"),
+        pl.lit(None, pl.Int64).alias("hadm_id"),
+        pl.lit([], pl.List(pl.Utf8)).alias("note_ids"),
+        pl.col("CaseID").alias("sicdb_case_id"),
+        pl.col("PatientID").alias("sicdb_patient_id"),
+        pl.lit(None, pl.Utf8).alias("medqa_file"),
+        pl.lit(None, pl.Int64).alias("medqa_line"),
+        pl.lit(None, pl.Utf8).alias("medqa_hash"),
+        pl.lit(SICDB_FILES).alias("source_files"),
+    )
+    return SkeletonParts(
+        assign_split(skeleton, id_key, test_fraction),
+        provenance,
+        _exclusions(raw.filter(pl.col("reason").is_not_null()), "sicdb", "icd_normalisation"),
+    )
+
+
+def combine(parts: list[SkeletonParts]) -> SkeletonParts:
+    parts = parts or [SkeletonParts.empty()]
+    return SkeletonParts(
+        *(
+            pl.concat([getattr(p, name) for p in parts], how="diagonal_relaxed")
+            for name in ("skeleton", "provenance", "exclusions")
+        )
+    )

@@ -1,0 +1,88 @@
+"""Settings for one build, read from CLINVERSE_* environment variables.
+
+The CLI flags set these variables; the Dagster UI/CLI reads the same ones, so both
+materialise the same assets from the same sources.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ENV_HOME = "CLINVERSE_HOME"
+ENV_MIMIC_IV = "CLINVERSE_MIMIC_IV_DIR"
+ENV_MIMIC_NOTE = "CLINVERSE_MIMIC_NOTE_DIR"
+ENV_SICDB = "CLINVERSE_SICDB_DIR"
+ENV_MEDQA = "CLINVERSE_MEDQA_PATH"  # one or more files, separated by os.pathsep
+ENV_ID_KEY = "CLINVERSE_ID_KEY"
+ENV_SEED = "CLINVERSE_SEED"
+ENV_DATASET = "CLINVERSE_DATASET"  # overrides the dataset label derived from directory names
+ENV_TEST_FRACTION = "CLINVERSE_TEST_FRACTION"
+ENV_MIN_UNITS = "CLINVERSE_MIN_HIDDEN_UNITS"
+ENV_MIN_EXAMS = "CLINVERSE_MIN_EXAMS"
+
+# The demo key is public on purpose: real deployments set CLINVERSE_ID_KEY so that
+# case ids cannot be recomputed from source identifiers by anyone without the key.
+DEMO_ID_KEY = "clinverse-demo-key"
+
+
+def _path(name: str) -> Path | None:
+    value = os.environ.get(name, "").strip()
+    return Path(value).expanduser().resolve() if value else None
+
+
+@dataclass(frozen=True)
+class Settings:
+    home: Path
+    mimic_iv_dir: Path | None = None
+    mimic_note_dir: Path | None = None
+    sicdb_dir: Path | None = None
+    medqa_paths: tuple[Path, ...] = ()
+    id_key: str = DEMO_ID_KEY
+    seed: int = 0
+    dataset: str | None = None
+    test_fraction: float = 0.2
+    min_hidden_units: int = 3
+    min_exams: int = 3
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_env(cls) -> "Settings":
+        medqa = os.environ.get(ENV_MEDQA, "").strip()
+        return cls(
+            home=_path(ENV_HOME) or Path("warehouse").resolve(),
+            mimic_iv_dir=_path(ENV_MIMIC_IV),
+            mimic_note_dir=_path(ENV_MIMIC_NOTE),
+            sicdb_dir=_path(ENV_SICDB),
+            medqa_paths=tuple(Path(p).expanduser().resolve() for p in medqa.split(os.pathsep) if p),
+            id_key=os.environ.get(ENV_ID_KEY) or DEMO_ID_KEY,
+            seed=int(os.environ.get(ENV_SEED, "0")),
+            dataset=os.environ.get(ENV_DATASET) or None,
+            test_fraction=float(os.environ.get(ENV_TEST_FRACTION, "0.2")),
+            min_hidden_units=int(os.environ.get(ENV_MIN_UNITS, "3")),
+            min_exams=int(os.environ.get(ENV_MIN_EXAMS, "3")),
+        )
+
+    def configured_sources(self) -> list[str]:
+        """Source groups that have a location configured, in graph order."""
+        present = {
+            "mimic_iv": self.mimic_iv_dir,
+            "mimic_note": self.mimic_note_dir,
+            "sicdb": self.sicdb_dir,
+            "medqa": self.medqa_paths or None,
+        }
+        return [name for name, where in present.items() if where]
+
+    def dataset_label(self, source: str, where: Path | None) -> str:
+        """`demo` for the embedded demo, else a release name read off the directory."""
+        if self.dataset:
+            return self.dataset
+        if where is None:
+            return source
+        marker = where / ".clinverse-demo"
+        if marker.exists() or (where.parent / ".clinverse-demo").exists():
+            return "demo"
+        match = re.search(r"(mimic-iv|sicdb|medqa)[^0-9]*(\d+(?:\.\d+)*)", str(where).lower())
+        return f"{match.group(1)}-{match.group(2)}" if match else where.name

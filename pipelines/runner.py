@@ -1,0 +1,132 @@
+"""Materialise the asset graph in-process, in the order partitions require, with progress.
+
+Dagster cannot run unpartitioned and partitioned assets in one in-process run, so a build is
+planned as stages: assets upstream of any partitioned asset, then each partitioned asset
+once per needed partition, then everything downstream.  Each stage is one `materialize`
+call on a shared ephemeral instance; a failed step or a failed blocking check stops the build.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import dagster as dg
+from dagster import DagsterEventType, DagsterInstance
+
+
+# Step-level DEBUG chatter would drown the progress bar; assets log what matters at INFO.
+LOG_LEVEL = os.environ.get("CLINVERSE_LOG_LEVEL", "INFO")
+
+
+class BuildFailed(RuntimeError):
+    pass
+
+
+@dataclass
+class StageReport:
+    label: str
+    succeeded: list[str] = field(default_factory=list)
+    checks: dict[str, bool] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+ProgressFn = Callable[[str, int, int, str], None]  # (stage label, steps done, steps total, current step)
+
+
+def _step_keys(defs: dg.Definitions, selection: dg.AssetSelection) -> set[dg.AssetKey]:
+    graph = defs.resolve_asset_graph()
+    return selection.resolve(graph)
+
+
+def plan(defs: dg.Definitions, selection: dg.AssetSelection,
+         partitions_for: Callable[[dg.AssetKey], list[str]]) -> list[tuple[str, dg.AssetSelection, str | None]]:
+    graph = defs.resolve_asset_graph()
+    selected = selection.resolve(graph)
+    partitioned = {k for k in selected if graph.get(k).partitions_def is not None}
+    if not partitioned:
+        return [("build", dg.AssetSelection.assets(*selected), None)]
+    downstream = dg.AssetSelection.assets(*partitioned).downstream().resolve(graph) - partitioned
+    before = selected - partitioned - downstream
+    stages: list[tuple[str, dg.AssetSelection, str | None]] = []
+    if before:
+        stages.append(("sources and cases", dg.AssetSelection.assets(*before), None))
+    for key in sorted(partitioned, key=lambda k: k.to_user_string()):
+        for partition in partitions_for(key):
+            stages.append((f"{key.to_user_string()} [{partition}]", dg.AssetSelection.assets(key), partition))
+    after = downstream & selected
+    if after:
+        stages.append(("downstream", dg.AssetSelection.assets(*after), None))
+    return stages
+
+
+def run_stage(defs: dg.Definitions, label: str, selection: dg.AssetSelection, partition: str | None,
+              instance: DagsterInstance, progress: ProgressFn | None = None) -> StageReport:
+    assets = list(defs.assets or []) + list(defs.asset_checks or [])
+    total = len(_step_keys(defs, selection))
+    outcome: dict = {}
+
+    def work() -> None:
+        try:
+            outcome["result"] = dg.materialize(assets, selection=selection, partition_key=partition,
+                                               resources=defs.resources, instance=instance, raise_on_error=False,
+                                               run_config={"loggers": {"console": {"config": {"log_level": LOG_LEVEL}}}})
+        except Exception as exc:  # surfaced to the caller below
+            outcome["error"] = exc
+
+    started = time.perf_counter()
+    runs_before = {r.run_id for r in instance.get_runs()}
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    while thread.is_alive():
+        thread.join(0.5)
+        if progress:
+            done, current = _progress(instance, runs_before)
+            progress(label, done, total, current)
+    if "error" in outcome:
+        raise BuildFailed(f"{label}: {outcome['error']}") from outcome["error"]
+    result = outcome["result"]
+    report = StageReport(label, seconds=time.perf_counter() - started)
+    for event in result.all_events:
+        if event.event_type == DagsterEventType.ASSET_MATERIALIZATION:
+            report.succeeded.append(event.asset_key.to_user_string())
+        elif event.event_type == DagsterEventType.ASSET_CHECK_EVALUATION:
+            evaluation = event.event_specific_data
+            report.checks[f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}"] = evaluation.passed
+    if progress:
+        progress(label, total, total, "")
+    if not result.success:
+        raise BuildFailed(_failure_message(result, report))
+    return report
+
+
+def _progress(instance: DagsterInstance, runs_before: set[str]) -> tuple[int, str]:
+    runs = [r for r in instance.get_runs(limit=5) if r.run_id not in runs_before]
+    if not runs:
+        return 0, ""
+    done, current = 0, ""
+    for record in instance.all_logs(runs[0].run_id):
+        event = record.dagster_event
+        if event is None:
+            continue
+        if event.event_type == DagsterEventType.STEP_START:
+            current = event.step_key or ""
+        elif event.event_type == DagsterEventType.ASSET_MATERIALIZATION:
+            done += 1
+    return done, current
+
+
+def _failure_message(result: dg.ExecuteInProcessResult, report: StageReport) -> str:
+    lines = []
+    for event in result.all_events:
+        if event.event_type == DagsterEventType.STEP_FAILURE:
+            error = event.step_failure_data.error
+            cause = error.cause.message if error and error.cause else ""
+            lines.append(f"{event.step_key} failed: {(error.message if error else '').strip()} {cause.strip()}".strip())
+    failed_checks = [name for name, ok in report.checks.items() if not ok]
+    if failed_checks:
+        lines.append("blocking checks failed: " + ", ".join(failed_checks))
+    return f"{report.label}: " + ("; ".join(lines) or "run failed")

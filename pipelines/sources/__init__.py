@@ -1,0 +1,1 @@
+"""Source readers: publisher layouts in, Parquet staging tables and rejects out."""

@@ -1,0 +1,40 @@
+"""Staging-table checks run by blocking asset checks: columns, types and key nulls.
+
+They read only Parquet metadata and one aggregate query per table, so they stay cheap on
+full-size MIMIC-IV while still failing on a table that does not match schemas/staging.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+
+from pipelines.warehouse import Warehouse
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    passed: bool
+    problems: list[str]
+    null_keys: dict[str, int]
+
+
+def check_staging(warehouse: Warehouse, table: str, columns: dict[str, str], keys: tuple[str, ...]) -> CheckOutcome:
+    if not warehouse.exists(table):
+        return CheckOutcome(False, [f"table {table} was not written"], {})
+    glob = warehouse.table_glob(table)
+    with duckdb.connect() as con:
+        described = {r[0]: r[1] for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet('{glob}')").fetchall()}
+        problems = [
+            f"column {name}: expected {kind}, found {described.get(name, 'nothing')}"
+            for name, kind in columns.items()
+            if described.get(name) != kind
+        ]
+        null_keys = {}
+        if keys:
+            counts = con.execute(
+                "SELECT " + ", ".join(f'count(*) - count("{k}")' for k in keys) + f" FROM read_parquet('{glob}')"
+            ).fetchone()
+            null_keys = dict(zip(keys, map(int, counts)))
+            problems += [f"key column {k} has {n} null value(s)" for k, n in null_keys.items() if n]
+    return CheckOutcome(not problems, problems, null_keys)

@@ -1,0 +1,23 @@
+"""information_units: atomic patient-reportable facts (data-contract.md)."""
+
+import pandera.polars as pa
+import polars as pl
+
+from schemas._types import IMPORTANCE
+
+SCHEMA = pa.DataFrameSchema(
+    {
+        "case_id": pa.Column(pl.Utf8),
+        "unit_id": pa.Column(pl.Utf8, pa.Check.str_matches(r"^u_[0-9a-f]{16}$"), unique=True),
+        "ordinal": pa.Column(pl.Int32, pa.Check.ge(0)),
+        "category": pa.Column(pl.Utf8),
+        "text": pa.Column(pl.Utf8, pa.Check.str_length(min_value=1)),
+        "negated": pa.Column(pl.Boolean),
+        "importance": pa.Column(pl.Utf8, pa.Check.isin(IMPORTANCE)),
+        "disclosed": pa.Column(pl.Boolean),
+        "source_ref": pa.Column(pl.Utf8),
+    },
+    name="information_units",
+    strict=True,
+    coerce=True,
+)
