@@ -94,8 +94,11 @@ def stage_csv(spec: SourceTable, source_dir: Path | None, warehouse: Warehouse) 
             rows = warehouse.write_query(spec.table, con, reader)
         except duckdb.Error as exc:
             raise SourceError(f"{path}: DuckDB could not read it ({exc}); if it is truncated or corrupt, re-download it") from exc
+        # One row per rejected line: DuckDB reports a short row once per missing column.
         rejected = con.execute(
-            "SELECT line, error_type::VARCHAR, column_name, error_message, csv_line FROM rejected_rows ORDER BY line"
+            "SELECT line, any_value(csv_line), string_agg(error_type::VARCHAR || coalesce(' in column ' || column_name, '') "
+            "|| ': ' || split_part(error_message, chr(10), 1), '; ' ORDER BY column_idx) "
+            "FROM rejected_rows GROUP BY line ORDER BY line"
         ).fetchall()
     records = [
         {
@@ -104,10 +107,10 @@ def stage_csv(spec: SourceTable, source_dir: Path | None, warehouse: Warehouse) 
             "file": str(path),
             "row_number": int(line),
             "row_key": (csv_line or "").split(",", 1)[0] or None,
-            "reason": f"{etype}{f' in column {column}' if column else ''}: {message.splitlines()[0]}",
+            "reason": reason,
             "raw": (csv_line or "")[:500],
         }
-        for line, etype, column, message, csv_line in rejected
+        for line, csv_line, reason in rejected
     ]
     return StageResult(spec.table, path, rows, _rejects_frame(records))
 
