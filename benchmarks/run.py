@@ -1,0 +1,107 @@
+"""`make bench`: time `clinverse build` on generated demo sources at several sizes, next to a
+bare DuckDB scan of the same input files, and write benchmarks/results/latest.json.
+
+A measurement, not a test: nothing here asserts. Each build runs in its own process so that
+its peak RSS is its own. Scales: CLINVERSE_BENCH_SCALES (default "300,3000" admissions).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import duckdb
+
+from pipelines.demo import generate_demo
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+# Runs one build in a child and reports its wall time and peak RSS as JSON on the last line.
+_CHILD = """
+import json, resource, sys, time
+from pipelines.cli import main
+start = time.perf_counter()
+code = main(["build", "--home", sys.argv[1], "--mimic-iv", sys.argv[2] + "/mimic-iv",
+             "--mimic-note", sys.argv[2] + "/mimic-iv-note", "--sicdb", sys.argv[2] + "/sicdb",
+             "--medqa", sys.argv[3]])
+print(json.dumps({"code": code, "seconds": time.perf_counter() - start,
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def bare_scan_seconds(sources: Path) -> float:
+    """Read every input file once with DuckDB (count rows): the floor any curation pays."""
+    files = sorted(str(p) for p in sources.rglob("*.csv.gz")) + sorted(str(p) for p in sources.rglob("*.jsonl"))
+    start = time.perf_counter()
+    with duckdb.connect() as con:
+        for f in files:
+            reader = "read_json_auto" if f.endswith(".jsonl") else "read_csv"
+            con.execute(f"SELECT count(*) FROM {reader}('{f}', ignore_errors=true)").fetchall()
+    return time.perf_counter() - start
+
+
+def run_scale(admissions: int, workdir: Path) -> dict:
+    sources = workdir / f"sources-{admissions}"
+    generate_demo(sources, admissions=admissions, seed=0)
+    medqa = next((sources / "medqa").glob("*.jsonl"))
+    env = dict(os.environ, CLINVERSE_LOG_LEVEL="WARNING")
+    done = subprocess.run([sys.executable, "-c", _CHILD, str(workdir / f"home-{admissions}"), str(sources), str(medqa)],
+                          capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise SystemExit(f"build at {admissions} admissions failed:\n{done.stderr[-4000:]}")
+    child = json.loads(done.stdout.strip().splitlines()[-1])
+    scan = bare_scan_seconds(sources)
+    return {
+        "admissions": admissions,
+        "curation_s": round(child["seconds"], 3),
+        "scan_s": round(scan, 3),
+        "ratio": round(child["seconds"] / scan, 2),
+        "peak_rss_mb": round(child["peak_rss_mb"], 1),
+    }
+
+
+def scaling_exponent(rows: list[dict]) -> float | None:
+    """Least-squares slope of log(curation time) on log(admissions): 1.0 is linear."""
+    if len(rows) < 2:
+        return None
+    xs = [math.log(r["admissions"]) for r in rows]
+    ys = [math.log(r["curation_s"]) for r in rows]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return round(sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs), 3)
+
+
+def main() -> None:
+    scales = [int(s) for s in os.environ.get("CLINVERSE_BENCH_SCALES", "300,3000").split(",")]
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="clinverse-bench-") as tmp:
+        for admissions in scales:
+            row = run_scale(admissions, Path(tmp))
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+    extra = {}
+    try:
+        from pipelines.profiles.bench import augmentation_scaling
+
+        extra["profile_augmentation"] = augmentation_scaling()
+    except ImportError:
+        pass
+    result = {
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
+        "scales": rows,
+        "exponent": scaling_exponent(rows),
+        **extra,
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "latest.json").write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {RESULTS / 'latest.json'}: exponent {result['exponent']}")
+
+
+if __name__ == "__main__":
+    main()
