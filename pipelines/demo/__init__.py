@@ -1,0 +1,9 @@
+"""Embedded demo generator: synthetic MIMIC-IV (+ MIMIC-IV-Note), SICdb and MedQA files written in the
+publishers' layouts, so that the pipeline's readers run unchanged on the demo and on real copies.
+
+Plain Python (standard library only); see :func:`generate_demo`.
+"""
+
+from .generator import generate_demo
+
+__all__ = ["generate_demo"]

@@ -1,0 +1,381 @@
+"""Diagnosis leakage primitives: which words give the diagnosis away, where they occur, how to remove them.
+
+Used for note units and findings, MedQA vignettes, profiles and presentations, and by the audit
+checks that prove no patient-visible text names the diagnosis.
+
+Matching
+--------
+Text and terms are compared after :func:`normalise` (accents stripped, lower case, apostrophes
+dropped, every other non-alphanumeric character - hyphens, slashes, dots - folded to one space).
+A term matches whole words only; the space between two of its words may also be absent
+(``a fib`` matches ``afib``, ``heart failure`` matches ``heart-failure``) and its last word may
+carry a plural ending (``emboli``/``embolus`` aside, ``-s``, ``-es``, ``-y``/``-ies``).
+Upper-case terms of at most three characters (``PE``, ``AS``, ``ALL``, ``CAP``) only match
+upper-case text, since lower-cased they are everyday words. Spans are reported in the *original*
+text.
+
+Scrubbing rule
+--------------
+:func:`scrub` removes each mention together with its clause: the text between the nearest
+delimiters (``. ; ! ? : ,`` - not a decimal point -, parentheses, line breaks and the conjunctions
+*and / or / but*).
+When a diagnostic cue such as "concerning for", "consistent with", "found to have" or "due to"
+stands inside that clause before the mention, only the part from the cue on is removed, so
+"chest pain concerning for NSTEMI" keeps "chest pain". Removing the whole clause rather than the
+word alone also removes its qualifiers ("CHF exacerbation", "h/o CHF"), which would still point
+at the diagnosis. Callers drop text that is left without content (:func:`has_content`).
+A fixed replacement (``replacement="a condition"``) is available where sentence structure must
+survive.
+
+Terms (:func:`diagnosis_terms`)
+-------------------------------
+Names, acceptable names and the ICD-10 title, each with simplified forms (parentheses removed or
+unwrapped, the part before the first comma / "with" / "due to", leading qualifiers such as
+"acute", "chronic", "other specified" removed), the code dotted and undotted, and the
+synonyms/abbreviations of every group in ``leakage_synonyms.csv`` that applies to the case.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import unicodedata
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+
+import polars as pl
+
+SYNONYMS_CSV = Path(__file__).with_name("leakage_synonyms.csv")
+
+# Words that never identify a diagnosis on their own; a simplified form made only of these is dropped.
+_GENERIC = frozenset(
+    """a an and or of the in on with without to due for by at not other others unspecified specified
+    nos site type part parts disease diseases disorder disorders condition conditions syndrome failure
+    infection injury pain abnormal abnormality complication complications acute chronic subacute
+    lesion mass neoplasm unknown primary secondary elsewhere classified encounter initial subsequent
+    sequela severe mild moderate left right bilateral unilateral""".split()
+)
+_QUALIFIERS = re.compile(
+    r"^(?:(?:acute on chronic|acute|chronic|subacute|other specified|other|unspecified|primary|"
+    r"secondary|essential|severe|mild|moderate|recurrent|idiopathic)\s+)+"
+)
+_CUT = re.compile(
+    r",|\s(?:with|without|due to|in diseases classified elsewhere|not elsewhere classified|"
+    r"of unspecified|unspecified|nos|initial encounter|subsequent encounter)\b"
+)
+_CUES = re.compile(
+    r"\b(?:concerning for|consistent with|c/w|suggestive of|suspicious for|suspected|diagnosed with|"
+    r"dx with|found to have|found to be in|due to|secondary to|likely|probable|possible|presumed|"
+    r"thought to be|r/o|rule out|ruled out|worrisome for|compatible with|c/f|in setting of)\b",
+    re.IGNORECASE,
+)
+_DELIMS = re.compile(r"[;!?:,()\[\]\n\r]|\.(?!\d)|\b(?:and|or|but)\b", re.IGNORECASE)  # "101.2" is no delimiter
+_CONTENT_STOP = frozenset(
+    """a an and or but of the in on with without to for by at as is was were be has had have
+    history hx h o s p his her their patient pt he she they this that which who""".split()
+)
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One occurrence of a term: ``text[start:end]`` in the original text.
+
+    ``removed`` is the span :func:`scrub` cut out for it (clause), in the same coordinates.
+    """
+
+    start: int
+    end: int
+    term: str
+    surface: str
+    removed: tuple[int, int] | None = None
+
+
+# ---------------------------------------------------------------------------------- normalising
+
+_APOSTROPHES = re.compile(r"['\u2019`]")
+_NON_ALNUM = re.compile(r"[\W_]+")
+_SEP = r"[\s\-\u2010-\u2014/_.']{0,3}"  # what may stand between the words of a term in raw text
+
+
+def _strip_accents(text: str) -> str:
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+def normalise(text: str | None) -> str:
+    """Case, accent, punctuation, hyphen and whitespace folding shared by matching and audits."""
+    text = _APOSTROPHES.sub("", _strip_accents(text or "").lower())
+    return _NON_ALNUM.sub(" ", text).strip()
+
+
+def _case_sensitive(term: str) -> bool:
+    return len(term) <= 3 and term.isupper() and term.isalnum()
+
+
+def _word(word: str, last: bool) -> str:
+    """Regex for one normalised word of a term; the last word may be plural."""
+    if word.endswith("s") and len(word) > 3:
+        word_re = re.escape(word[:-1]) + "'?s"  # "crohns" also matches "Crohn's"
+    else:
+        word_re = re.escape(word)
+    if not last or not word.isalpha():
+        return word_re
+    if len(word) > 3 and word.endswith("y"):
+        return re.escape(word[:-1]) + "(?:y|ies)"
+    return word_re + ("(?:'?e?s)?" if len(word) > 3 else "s?")
+
+
+def _term_regex(term: str) -> str:
+    words = (normalise(term) if not _case_sensitive(term) else term).split()
+    return _SEP.join(_word(w, i == len(words) - 1) for i, w in enumerate(words))
+
+
+@lru_cache(maxsize=8192)
+def _matchers(terms: tuple[str, ...]) -> tuple[tuple[re.Pattern[str], list[str]], ...]:
+    """One compiled alternation per case mode; each with the term behind every group, longest first."""
+    loose: dict[str, str] = {}
+    strict: dict[str, str] = {}
+    for term in terms:
+        if _case_sensitive(term):
+            strict.setdefault(term, term)
+        elif normalise(term):
+            loose.setdefault(normalise(term), term)
+    out = []
+    for forms, flags in ((loose, re.IGNORECASE), (strict, 0)):
+        if not forms:
+            continue
+        ordered = sorted(forms.values(), key=lambda t: (-len(normalise(t)), normalise(t), t))
+        groups = "|".join(f"({_term_regex(t)})" for t in ordered)
+        out.append((re.compile(rf"(?<![^\W_])(?:{groups})(?![^\W_])", flags), ordered))
+    return tuple(out)
+
+
+def find_mentions(text: str | None, terms: list[str]) -> list[Mention]:
+    """Non-overlapping whole-word mentions of ``terms`` in ``text``, leftmost-longest, in text order."""
+    if not text or not terms:
+        return []
+    # Accent folding keeps positions only for ASCII; other text is matched on a folded copy with a map.
+    folded, where = (text, None) if text.isascii() else _accent_map(text)
+    found: list[Mention] = []
+    for pattern, ordered in _matchers(tuple(terms)):
+        for m in pattern.finditer(folded):
+            start, end = m.span()
+            if where is not None:
+                start, end = where[start], where[end - 1] + 1
+            found.append(Mention(start, end, ordered[m.lastindex - 1], text[start:end]))
+    found.sort(key=lambda m: (m.start, -(m.end - m.start)))
+    kept: list[Mention] = []
+    for m in found:
+        if not kept or m.start >= kept[-1].end:
+            kept.append(m)
+    return kept
+
+
+def _accent_map(text: str) -> tuple[str, list[int]]:
+    out: list[str] = []
+    where: list[int] = []
+    for i, ch in enumerate(text):
+        for c in unicodedata.normalize("NFKD", ch):
+            if not unicodedata.combining(c):
+                out.append(c)
+                where.append(i)
+    return "".join(out), where
+
+
+# ------------------------------------------------------------------------------------ scrubbing
+
+
+def has_content(text: str | None) -> bool:
+    """True when ``text`` still says something (not just connectives, placeholders or punctuation)."""
+    words = normalise(text or "").split()
+    return any(w not in _CONTENT_STOP and not w.isdigit() for w in words)
+
+
+def _clause(text: str, m: Mention) -> tuple[int, int]:
+    left = 0
+    for d in _DELIMS.finditer(text, 0, m.start):
+        left = d.end()
+    right_match = _DELIMS.search(text, m.end)
+    right = right_match.start() if right_match else len(text)
+    cue = _CUES.search(text, left, m.start)
+    if cue is not None and has_content(text[left : cue.start()]):
+        left = cue.start()
+    return left, right
+
+
+_TIDY = [
+    (re.compile(r"[ \t]+"), " "),
+    (re.compile(r"([.;!?])(?:\s*[.;!?])+"), r"\1"),
+    (re.compile(r"\s+([,.;:!?)])"), r"\1"),
+    (re.compile(r"\( *\)"), ""),
+    (re.compile(r"([,;:])(?: *[,;:])+"), r"\1"),
+    (re.compile(r"\b(and|or|but)(?: +(?:and|or|but)\b)+", re.IGNORECASE), r"\1"),
+    (re.compile(r"(?:,|\b(?:and|or|but)\b) *(?=[.;!?]|$)", re.IGNORECASE), ""),
+    (re.compile(r"(?:(?<=^)|(?<=[.;!?] )) *(?:,|;|\b(?:and|or|but)\b)[ ,;]*", re.IGNORECASE), ""),
+    (re.compile(r"(?m)^[ ,;]+|[ ,;]+$"), ""),
+]
+
+
+def _tidy(text: str) -> str:
+    for pattern, repl in _TIDY:
+        text = pattern.sub(repl, text)
+    return text.strip()
+
+
+def scrub(text: str | None, terms: list[str], replacement: str | None = None) -> tuple[str, list[Mention]]:
+    """Remove every mention of ``terms``; returns the scrubbed text and the mentions (with ``removed``).
+
+    Text without mentions comes back unchanged. See the module docstring for the clause rule;
+    with ``replacement`` each mention is replaced by that text instead.
+    """
+    text = text or ""
+    mentions = find_mentions(text, terms)
+    if not mentions:
+        return text, []
+    if replacement is not None:
+        out, last = [], 0
+        for m in mentions:
+            out.extend((text[last : m.start], replacement))
+            last = m.end
+        out.append(text[last:])
+        return "".join(out), [replace(m, removed=(m.start, m.end)) for m in mentions]
+    spans = [_clause(text, m) for m in mentions]
+    merged: list[list[int]] = []
+    for s, e in sorted(spans):
+        if merged and s <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], e)
+        else:
+            merged.append([s, e])
+    pieces, last = [], 0
+    for s, e in merged:
+        pieces.append(text[last:s])
+        last = e
+    pieces.append(text[last:])
+    return _tidy("".join(pieces)), [replace(m, removed=span) for m, span in zip(mentions, spans)]
+
+
+# -------------------------------------------------------------------------------------- terms
+
+
+@dataclass(frozen=True)
+class SynonymGroup:
+    group: str
+    icd10_prefixes: tuple[str, ...]
+    terms: tuple[str, ...]
+
+
+@lru_cache(maxsize=1)
+def synonym_groups() -> tuple[SynonymGroup, ...]:
+    """The documented synonym/abbreviation table (``leakage_synonyms.csv``)."""
+    with SYNONYMS_CSV.open(newline="") as fh:
+        rows = csv.DictReader(line for line in fh if not line.startswith("#"))
+        return tuple(
+            SynonymGroup(
+                row["group"],
+                tuple(p.replace(".", "").upper() for p in row["icd10_prefixes"].split()),
+                tuple(t.strip() for t in row["terms"].split("|") if t.strip()),
+            )
+            for row in rows
+        )
+
+
+def _simplified(name: str) -> list[str]:
+    name = " ".join(name.split())
+    no_paren = re.sub(r"\s*\([^)]*\)", "", name)
+    unwrapped = re.sub(r"[()]", "", name)
+    # A parenthesised abbreviation names the diagnosis ("(NSTEMI)"); a parenthesised adjective does not.
+    inner = [s for s in re.findall(r"\(([^)]*)\)", name) if s.isupper()]
+    forms = [name, no_paren, unwrapped, *inner]
+    for base in (no_paren, unwrapped):
+        lowered = base.lower()
+        cut = _CUT.search(lowered)
+        head = lowered[: cut.start()] if cut else lowered
+        forms += [head, _QUALIFIERS.sub("", head), _QUALIFIERS.sub("", lowered)]
+    return forms
+
+
+def _identifying(term: str) -> bool:
+    norm = normalise(term)
+    if not norm:
+        return False
+    if _case_sensitive(term.strip()):
+        return True
+    return len(norm) >= 3 and any(w not in _GENERIC for w in norm.split())
+
+
+def diagnosis_terms(
+    diagnosis_name: str | None,
+    acceptable_names: list[str] | None,
+    icd10_code: str | None,
+    icd10_title: str | None,
+) -> list[str]:
+    """Every surface form that would reveal the diagnosis; deterministic order (longest first)."""
+    return list(_diagnosis_terms(diagnosis_name, tuple(acceptable_names or ()), icd10_code, icd10_title))
+
+
+@lru_cache(maxsize=1)
+def _name_triggers() -> tuple[tuple[str, ...], ...]:
+    """Per synonym group, the normalised terms that pull the group in when a name contains them."""
+    return tuple(
+        tuple(f" {normalise(t)} " for t in g.terms if not _case_sensitive(t) and len(normalise(t)) >= 4)
+        for g in synonym_groups()
+    )
+
+
+@lru_cache(maxsize=65536)  # many cases share a diagnosis
+def _diagnosis_terms(
+    diagnosis_name: str | None, acceptable_names: tuple[str, ...], icd10_code: str | None, icd10_title: str | None
+) -> tuple[str, ...]:
+    names = [n for n in [diagnosis_name, *acceptable_names, icd10_title] if n and n.strip()]
+    candidates: list[str] = []
+    for name in names:
+        candidates += _simplified(name)
+    code = (icd10_code or "").strip().upper()
+    undotted = code.replace(".", "")
+    if code:
+        candidates += [code, undotted]
+    padded = [f" {normalise(n)} " for n in names]
+    for group, triggers in zip(synonym_groups(), _name_triggers()):
+        by_code = bool(undotted) and undotted.startswith(group.icd10_prefixes)
+        if by_code or any(t in n for t in triggers for n in padded):
+            candidates += group.terms
+    terms: dict[str, str] = {}
+    for term in candidates:
+        term = " ".join(term.split()).strip(" ,;:-")
+        if not _identifying(term):
+            continue
+        terms.setdefault(term if _case_sensitive(term) else normalise(term), term)
+    return tuple(sorted(terms.values(), key=lambda t: (-len(t), t.lower(), t)))
+
+
+# -------------------------------------------------------------------------------------- audit
+
+AUDIT_COLUMNS = {"case_id": pl.Utf8, "column": pl.Utf8, "term": pl.Utf8, "snippet": pl.Utf8}
+
+
+def snippet(text: str, start: int, end: int, width: int = 40) -> str:
+    return " ".join(text[max(0, start - width) : end + width].split())
+
+
+def audit_frame(df: pl.DataFrame, text_columns: list[str], terms_by_case: dict[str, list[str]]) -> pl.DataFrame:
+    """Every mention of a case's diagnosis terms in the given text (or list-of-text) columns.
+
+    Returns one row per hit (case_id, column, term, snippet); an empty frame means clean.
+    """
+    rows: list[dict[str, str]] = []
+    for record in df.select("case_id", *text_columns).iter_rows(named=True):
+        terms = terms_by_case.get(record["case_id"])
+        if not terms:
+            continue
+        for column in text_columns:
+            value = record[column]
+            values = value if isinstance(value, list) else [value]
+            for text in values:
+                for m in find_mentions(text, terms):
+                    rows.append(
+                        {"case_id": record["case_id"], "column": column, "term": m.term,
+                         "snippet": snippet(text, m.start, m.end)}
+                    )
+    return pl.DataFrame(rows, schema=AUDIT_COLUMNS)

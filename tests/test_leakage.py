@@ -1,0 +1,135 @@
+"""Diagnosis leakage primitives (pipelines.leakage)."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from pipelines.leakage import (
+    AUDIT_COLUMNS,
+    audit_frame,
+    diagnosis_terms,
+    find_mentions,
+    has_content,
+    normalise,
+    scrub,
+    synonym_groups,
+)
+
+NSTEMI = diagnosis_terms("NSTEMI", ["Non-ST elevation myocardial infarction"], "I21.4",
+                         "Non-ST elevation (NSTEMI) myocardial infarction")
+CHF = diagnosis_terms("Acute on chronic diastolic heart failure", [], "I50.33",
+                      "Acute on chronic diastolic (congestive) heart failure")
+PE = diagnosis_terms("Pulmonary embolism", [], "I26.99", "Other pulmonary embolism without acute cor pulmonale")
+
+
+def _found(text: str, terms: list[str]) -> list[str]:
+    return [m.surface for m in find_mentions(text, terms)]
+
+
+def test_normalise_folds_case_punctuation_hyphens_and_accents() -> None:
+    assert normalise("Crohn\u2019s  Disease\u2014M\u00e9ni\u00e8re's, a-fib / I50.23") == "crohns disease menieres a fib i50 23"
+    assert normalise(None) == ""
+    assert normalise("  NON-ST-Elevation   MI. ") == "non st elevation mi"
+
+
+def test_terms_cover_names_title_code_and_synonyms() -> None:
+    for term in ("NSTEMI", "Non-ST elevation myocardial infarction", "myocardial infarction", "MI", "heart attack",
+                 "STEMI", "acute coronary syndrome", "I21.4", "I214"):
+        assert term in NSTEMI, term
+    # simplified ICD title: parentheses dropped, qualifiers removed, synonym group by code
+    for term in ("Acute on chronic diastolic heart failure", "diastolic heart failure", "heart failure", "CHF",
+                 "HFpEF", "I50.33", "I5033"):
+        assert term in CHF, term
+    assert "pulmonary embolism without acute cor pulmonale" in PE and "PE" in PE
+    assert diagnosis_terms("NSTEMI", ["x"], "I21.4", None) == diagnosis_terms("NSTEMI", ["x"], "I21.4", None)
+
+
+def test_terms_never_hide_generic_words() -> None:
+    terms = {t.lower() for t in diagnosis_terms("Sepsis, unspecified organism", [], "A41.9", "Sepsis, unspecified organism")}
+    assert {"sepsis", "septic shock", "a41.9"} <= terms
+    assert not terms & {"unspecified", "organism", "other", "disease", "acute"}
+    assert diagnosis_terms(None, None, None, None) == []
+
+
+def test_synonym_table_covers_the_common_diagnoses() -> None:
+    terms = {t for g in synonym_groups() for t in g.terms}
+    for term in ("MI", "STEMI", "NSTEMI", "heart attack", "CHF", "HF", "heart failure", "AF", "afib", "PE", "DVT",
+                 "CAP", "pneumonia", "COPD", "DKA", "UTI", "AKI", "ARF", "CVA", "stroke", "SAH", "GIB", "UGIB", "SBO",
+                 "pancreatitis", "appendicitis", "cholecystitis", "sepsis", "cellulitis"):
+        assert term in terms, term
+    assert all(g.icd10_prefixes and g.terms for g in synonym_groups())
+
+
+def test_find_mentions_variants_and_original_spans() -> None:
+    text = "h/o CHF. Prior heart-failure admits; 2 MIs; non ST-elevation myocardial infarctions; I21.4 / I214; HEART ATTACK."
+    hits = find_mentions(text, NSTEMI + CHF)
+    assert [m.surface for m in hits] == ["CHF", "heart-failure", "MIs", "non ST-elevation myocardial infarctions",
+                                         "I21.4", "I214", "HEART ATTACK"]
+    assert all(text[m.start : m.end] == m.surface for m in hits)
+    assert hits[3].term == "Non-ST elevation myocardial infarction"  # the longest term wins
+
+
+def test_find_mentions_whole_words_plurals_and_case_rules() -> None:
+    assert _found("two PEs and a saddle embolus", PE) == ["PEs", "saddle embolus"]
+    assert _found("pe, ope, PEEP, typed", PE) == []  # short upper-case abbreviations only match upper case
+    assert _found("afib with RVR; a-fib; A. fib", diagnosis_terms("Atrial fibrillation", [], "I48.91", None)) == [
+        "afib", "RVR", "a-fib", "A. fib"]
+    assert _found("wears a cap; CAP treated", diagnosis_terms("Pneumonia", [], "J18.9", None)) == ["CAP"]
+    assert _found("pancreatic", diagnosis_terms("Acute pancreatitis", [], "K85.9", None)) == []
+    assert _found("Crohn's disease flare", diagnosis_terms("Crohns disease", [], None, None)) == ["Crohn's disease"]
+    assert _found("M\u00e9ni\u00e8re disease", ["Meniere disease"]) == ["M\u00e9ni\u00e8re disease"]
+    assert find_mentions("", NSTEMI) == [] and find_mentions(None, NSTEMI) == [] and find_mentions("MI", []) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Chest pain concerning for NSTEMI and SOB", "Chest pain and SOB"),
+        ("History of CHF and HTN, presents with dyspnea", "HTN, presents with dyspnea"),
+        ("CHF exacerbation", ""),
+        ("HTN, CHF, DM", "HTN, DM"),
+        ("Dyspnea. Found to have acute on chronic diastolic heart failure. Legs swollen.", "Dyspnea. Legs swollen."),
+        ("No chest pain.", "No chest pain."),
+        ("T 101.2, exam c/w CHF; legs swollen", "T 101.2, exam; legs swollen"),
+    ],
+)
+def test_scrub_removes_the_clause(text: str, expected: str) -> None:
+    out, mentions = scrub(text, NSTEMI + CHF)
+    assert out == expected
+    assert find_mentions(out, NSTEMI + CHF) == []
+    assert all(m.removed is not None and m.removed[0] <= m.start < m.end <= m.removed[1] for m in mentions)
+    assert bool(mentions) == (text != expected)
+
+
+def test_scrub_records_what_it_removed_and_can_replace() -> None:
+    out, mentions = scrub("Father died of heart attack at 55", NSTEMI)
+    assert out == "" and not has_content(out)
+    assert [(m.term, m.surface, m.removed) for m in mentions] == [("heart attack", "heart attack", (0, 33))]
+    replaced, mentions = scrub("She has pneumonia and a PE.", PE, replacement="a condition")
+    assert replaced == "She has pneumonia and a a condition."
+    assert [m.surface for m in mentions] == ["PE"]
+    assert scrub(None, NSTEMI) == ("", [])
+
+
+def test_has_content() -> None:
+    assert has_content("fever")
+    assert not has_content("history of, and ___")
+    assert not has_content(" 12 , ")
+
+
+def test_audit_frame_finds_hits_per_case() -> None:
+    other = "c_ffffffffffffffff"
+    df = pl.DataFrame(
+        {
+            "case_id": ["c_0123456789abcdef", other, "c_0123456789abcdef"],
+            "text": ["chest pain", "history of MI", "no STEMI on EKG"],
+            "names": [["fever"], ["heart attack"], ["old NSTEMI"]],
+        }
+    )
+    hits = audit_frame(df, ["text", "names"], {"c_0123456789abcdef": NSTEMI, other: PE})
+    assert hits.schema == pl.Schema(AUDIT_COLUMNS)
+    assert hits.select("column", "term").rows() == [("text", "STEMI"), ("names", "NSTEMI")]
+    assert "no STEMI on EKG" in hits["snippet"][0]
+    clean = audit_frame(df.head(1), ["text"], {"c_0123456789abcdef": NSTEMI})
+    assert clean.is_empty() and clean.columns == list(AUDIT_COLUMNS)
