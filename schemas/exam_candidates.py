@@ -6,12 +6,18 @@ producer's Dagster asset is named ``exam_candidates_<partition>``. The ``exam_re
 maps every row to a canonical name of ``exam_catalog`` (pipelines.exams.catalog) and publishes
 the contract table.
 
-Columns: those of ``exam_results`` plus ``raw_name``, the name exactly as the source has it
-(MIMIC ``d_labitems.label``, SICdb ``d_references.ReferenceName``, a radiology ``exam_name``, a
-MedQA phrase). ``exam_name`` is the producer's proposal (the raw name, qualified where the
-source needs it, e.g. ``Glucose (Urine)``); canonicalisation looks up ``exam_name`` and then
-``raw_name`` among the catalog's aliases and keeps the proposal when neither is known.
-Producers keep one row per case and exam (the first result known).
+Columns: those of ``exam_results`` plus
+
+* ``raw_name``  the name exactly as the source has it (MIMIC ``d_labitems.label``, SICdb
+  ``d_references.ReferenceName``, a radiology ``exam_name``, a MedQA phrase); it becomes an alias
+  in ``exam_catalog``.
+* ``loinc``     the LOINC code when the source ships one (else null).
+
+``exam_name`` is the producer's proposal: the raw name, qualified where the source needs it
+(``Glucose (Urine)``). Canonicalisation looks ``exam_name`` up among the aliases of
+pipelines/exams/exam_aliases.csv and keeps the proposal when it is unknown. Producers keep one
+row per case and proposed name (the first result known); ``exam_results`` then keeps the first
+row per case and canonical name.
 """
 
 import pandera.polars as pa
@@ -20,5 +26,8 @@ import polars as pl
 from schemas.exam_results import SCHEMA as _RESULTS
 
 SCHEMA = _RESULTS.add_columns(
-    {"raw_name": pa.Column(pl.Utf8, pa.Check.str_length(min_value=1))}
+    {
+        "raw_name": pa.Column(pl.Utf8, pa.Check.str_length(min_value=1)),
+        "loinc": pa.Column(pl.Utf8, nullable=True),
+    }
 ).set_name("exam_candidates")

@@ -1,4 +1,7 @@
-"""exam_catalog: canonical exam names with aliases, so requests match by name."""
+"""exam_catalog: canonical exam names with aliases, so requests match by name.
+
+``loinc`` (added beyond data-contract.md) is the LOINC code where one is well established
+(pipelines/exams/exam_aliases.csv) or the source ships it (SICdb ``d_references``)."""
 
 import pandera.polars as pa
 import polars as pl
@@ -10,6 +13,7 @@ SCHEMA = pa.DataFrameSchema(
         "exam_name": pa.Column(pl.Utf8, unique=True),
         "kind": pa.Column(pl.Utf8, pa.Check.isin(EXAM_KINDS)),
         "aliases": pa.Column(STR_LIST),
+        "loinc": pa.Column(pl.Utf8, pa.Check.str_matches(r"^[0-9]{1,7}-[0-9]$"), nullable=True),
         "n_cases": pa.Column(pl.Int32, pa.Check.ge(0)),
     },
     name="exam_catalog",

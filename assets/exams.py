@@ -1,0 +1,136 @@
+"""Examination assets: one exam_candidates producer per source, then the published
+``exam_results`` (canonical names, one result per case and name, leakage guarded) and
+``exam_catalog``. The MedQA producer (assets/medqa.py) is the asset ``exam_candidates_medqa``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import dagster as dg
+import duckdb
+import polars as pl
+
+import schemas
+from assets._content import result
+from pipelines.content import notes
+from pipelines.content.case_keys import mimic_cases, sicdb_cases
+from pipelines.content.leakage_guard import audit, case_terms, hits_per_source
+from pipelines.content.partitions import write_empty
+from pipelines.exams import mimic, sicdb
+from pipelines.exams.results import publish
+from pipelines.resources import ClinverseResource
+
+GROUP = "content"
+SKELETON = ["case_skeleton", "case_provenance"]
+EXAM_PRODUCERS = ["exam_candidates_mimic_labs", "exam_candidates_mimic_vitals", "exam_candidates_mimic_microbiology",
+                  "exam_candidates_mimic_notes", "exam_candidates_sicdb_labs", "exam_candidates_medqa"]
+
+
+def _mimic_producer(name: str, partition: str, deps: list[str], write, description: str) -> dg.AssetsDefinition:
+    @dg.asset(name=name, group_name=GROUP, deps=[*deps, "mimic_admissions", *SKELETON], kinds={"duckdb", "parquet"},
+              description=description)
+    def _produce(clinverse: ClinverseResource) -> dg.MaterializeResult:
+        started = time.perf_counter()
+        warehouse = clinverse.warehouse()
+        if "mimic_iv" not in clinverse.settings().configured_sources():
+            return result(write_empty(warehouse, "exam_candidates", partition, "MIMIC-IV not configured"), started)
+        return result(write(warehouse, mimic_cases(warehouse)), started)
+
+    return _produce
+
+
+exam_candidates_mimic_labs = _mimic_producer(
+    "exam_candidates_mimic_labs", "mimic_labs", ["mimic_labevents", "mimic_d_labitems"], mimic.write_labs,
+    "First result per lab item of the case's admission, by the time it became known (storetime).")
+exam_candidates_mimic_vitals = _mimic_producer(
+    "exam_candidates_mimic_vitals", "mimic_vitals", ["mimic_chartevents", "mimic_d_items", "mimic_omr"],
+    mimic.write_vitals, "First ICU vital sign per item, and omr measurements dated within the admission.")
+exam_candidates_mimic_microbiology = _mimic_producer(
+    "exam_candidates_mimic_microbiology", "mimic_microbiology", ["mimic_microbiologyevents"],
+    mimic.write_microbiology, "First specimen per microbiology test and specimen type, organisms or comment.")
+
+
+@dg.asset(group_name=GROUP, deps=["note_sections", "note_radiology_detail", *SKELETON], kinds={"medspacy", "parquet"},
+          description="exam_candidates partition mimic_notes: admission physical exam, note vitals, radiology FINDINGS.")
+def exam_candidates_mimic_notes(clinverse: ClinverseResource) -> dg.MaterializeResult:
+    started = time.perf_counter()
+    warehouse = clinverse.warehouse()
+    if not {"mimic_iv", "mimic_note"} <= set(clinverse.settings().configured_sources()):
+        return result(write_empty(warehouse, "exam_candidates", "mimic_notes", "MIMIC-IV-Note not configured"), started)
+    written, removed = notes.write_exams(warehouse, notes.note_cases(warehouse))
+    return result(written, started, leakage_removals=removed)
+
+
+@dg.asset(group_name=GROUP, deps=["sicdb_laboratory", "sicdb_d_references", "sicdb_cases", *SKELETON],
+          kinds={"duckdb", "parquet"},
+          description="exam_candidates partition sicdb_labs: first value per laboratory id, named via d_references.")
+def exam_candidates_sicdb_labs(clinverse: ClinverseResource) -> dg.MaterializeResult:
+    started = time.perf_counter()
+    warehouse = clinverse.warehouse()
+    if "sicdb" not in clinverse.settings().configured_sources():
+        return result(write_empty(warehouse, "exam_candidates", "sicdb_labs", "SICdb not configured"), started)
+    return result(sicdb.write_labs(warehouse, sicdb_cases(warehouse)), started)
+
+
+@dg.multi_asset(
+    group_name=GROUP,
+    specs=[
+        dg.AssetSpec("exam_results", deps=[*EXAM_PRODUCERS, "case_skeleton"], kinds={"duckdb", "parquet"},
+                     description="What the laboratory physician can return: one result per case and canonical exam."),
+        dg.AssetSpec("exam_catalog", deps=[*EXAM_PRODUCERS, "case_skeleton"], kinds={"polars", "parquet"},
+                     description="Canonical exam names with aliases (source names, abbreviations, German), LOINC, n_cases."),
+    ],
+)
+def exam_results(clinverse: ClinverseResource):
+    started = time.perf_counter()
+    warehouse = clinverse.warehouse()
+    published = publish(warehouse, case_terms(warehouse.read("case_skeleton")))
+    catalog_rows = warehouse.write("exam_catalog", published.catalog)
+    kinds = dict(warehouse.scan("exam_results").group_by("kind").len().collect().iter_rows())
+    yield dg.MaterializeResult(asset_key="exam_results", metadata={
+        "rows": published.rows, "seconds": round(time.perf_counter() - started, 3),
+        **{f"kind_{k}": n for k, n in sorted(kinds.items())},
+        "withheld_exam_names": published.dropped_names, "scrubbed_reports": published.scrubbed_texts,
+    })
+    yield dg.MaterializeResult(asset_key="exam_catalog", metadata={
+        "rows": catalog_rows, "in_use": published.catalog.filter(pl.col("n_cases") > 0).height,
+        "with_loinc": published.catalog.filter(pl.col("loinc").is_not_null()).height,
+    })
+
+
+@dg.asset_check(asset="exam_results", blocking=True)
+def exam_results_do_not_leak(clinverse: ClinverseResource) -> dg.AssetCheckResult:
+    """No exam name or report names the case's diagnosis (findings may be abnormal, never named)."""
+    warehouse = clinverse.warehouse()
+    skeleton = warehouse.read("case_skeleton")
+    hits = audit(warehouse.read("exam_results"), ["exam_name", "value_text"], case_terms(skeleton))
+    per_source = hits_per_source(hits, skeleton.select("case_id", "source"))
+    examples = [f"{c} {col} {t}: {s}" for c, col, t, s in hits.head(10).iter_rows()]
+    return dg.AssetCheckResult(passed=hits.is_empty(), metadata={
+        "hits": hits.height, **{f"hits_{s}": n for s, n in per_source.items()},
+        "examples": dg.MetadataValue.text("\n".join(examples) or "none"),
+    })
+
+
+@dg.asset_check(asset="exam_results", blocking=True)
+def exam_results_match_catalog(clinverse: ClinverseResource) -> dg.AssetCheckResult:
+    """exam_results (streamed by DuckDB, so validated here) satisfies its schema, has one row per
+    case and name, and every name is in exam_catalog with the same kind."""
+    warehouse = clinverse.warehouse()
+    results = warehouse.read("exam_results")
+    problem = ""
+    try:
+        schemas.validate("exam_results", results)
+    except schemas.ContractError as exc:
+        problem = str(exc)[:4000]
+    with duckdb.connect() as con:
+        duplicates, uncatalogued = con.sql(
+            f"SELECT (SELECT count(*) - count(DISTINCT (case_id, exam_name)) FROM read_parquet('{warehouse.table_glob('exam_results')}')), "
+            f"(SELECT count(*) FROM read_parquet('{warehouse.table_glob('exam_results')}') r "
+            f"ANTI JOIN read_parquet('{warehouse.table_glob('exam_catalog')}') c USING (exam_name, kind))"
+        ).fetchall()[0]
+    return dg.AssetCheckResult(passed=not problem and duplicates == 0 and uncatalogued == 0, metadata={
+        "schema": dg.MetadataValue.text(problem or "ok"), "duplicate_case_exam_rows": duplicates,
+        "rows_not_in_catalog": uncatalogued,
+    })

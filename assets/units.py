@@ -1,0 +1,157 @@
+"""Information-unit assets: note sections, one unit_candidates producer per source, and the
+published ``information_units`` (importance labelled, leakage guarded) with ``importance_notes``.
+
+Producers of a source that is not configured write an empty partition, so nothing stale from an
+earlier build survives. The MedQA producer (assets/medqa.py) is the asset ``unit_candidates_medqa``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import dagster as dg
+import polars as pl
+
+from assets._content import result
+from pipelines.content import notes
+from pipelines.content.case_keys import mimic_cases, sicdb_cases
+from pipelines.content.leakage_guard import audit, case_terms, hits_per_source
+from pipelines.content.partitions import write_empty, write_partition
+from pipelines.resources import ClinverseResource
+from pipelines.units import mimic, sicdb
+from pipelines.units.publish import publish
+from pipelines.warehouse import Warehouse
+
+GROUP = "content"
+SKELETON = ["case_skeleton", "case_provenance"]
+UNIT_PRODUCERS = ["unit_candidates_mimic_notes", "unit_candidates_mimic_structured",
+                  "unit_candidates_sicdb_structured", "unit_candidates_medqa"]
+
+
+def _cases_per(table: pl.DataFrame) -> int:
+    return table["case_id"].n_unique() if table.height else 0
+
+
+@dg.asset(group_name=GROUP, deps=["note_discharge", "note_radiology", *SKELETON], kinds={"medspacy", "parquet"},
+          description="Sections of the discharge and radiology notes of the cases' admissions (internal: note text).")
+def note_sections(clinverse: ClinverseResource) -> dg.MaterializeResult:
+    started = time.perf_counter()
+    warehouse = clinverse.warehouse()
+    if not {"mimic_iv", "mimic_note"} <= set(clinverse.settings().configured_sources()):
+        return result(notes.clear_sections(warehouse, "MIMIC-IV and MIMIC-IV-Note are not both configured"), started)
+    cases = notes.note_cases(warehouse)
+    written = notes.write_sections(warehouse, cases)
+    return result(written, started, notes=cases.height, cases=_cases_per(cases))
+
+
+@dg.asset(group_name=GROUP, deps=["note_sections", *SKELETON], kinds={"medspacy", "parquet"},
+          description="unit_candidates partition mimic_notes: patient-visible facts of the discharge notes.")
+def unit_candidates_mimic_notes(clinverse: ClinverseResource) -> dg.MaterializeResult:
+    started = time.perf_counter()
+    warehouse = clinverse.warehouse()
+    if not {"mimic_iv", "mimic_note"} <= set(clinverse.settings().configured_sources()):
+        return result(write_empty(warehouse, "unit_candidates", "mimic_notes", "MIMIC-IV-Note not configured"), started)
+    written, removed = notes.write_units(warehouse, notes.note_cases(warehouse))
+    return result(written, started, leakage_removals=removed)
+
+
+@dg.asset(group_name=GROUP, kinds={"duckdb", "parquet"},
+          deps=["mimic_admissions", "mimic_diagnoses_icd", "mimic_d_icd_diagnoses", "mimic_prescriptions", "mimic_omr",
+                *SKELETON],
+          description="unit_candidates partition mimic_structured: what the patient knew before the admission.")
+def unit_candidates_mimic_structured(clinverse: ClinverseResource) -> dg.MaterializeResult:
+    started = time.perf_counter()
+    warehouse = clinverse.warehouse()
+    if "mimic_iv" not in clinverse.settings().configured_sources():
+        return result(write_empty(warehouse, "unit_candidates", "mimic_structured", "MIMIC-IV not configured"), started)
+    units = mimic.structured_units(warehouse, mimic_cases(warehouse))
+    written = write_partition(warehouse, "unit_candidates", "mimic_structured", units)
+    return result(written, started, cases=_cases_per(units),
+                   **{f"units_{c}": n for c, n in units.group_by("category").len().sort("category").iter_rows()})
+
+
+@dg.asset(group_name=GROUP, deps=["sicdb_cases", *SKELETON], kinds={"duckdb", "parquet"},
+          description="unit_candidates partition sicdb_structured: demographics, weight, height, earlier ICU stays.")
+def unit_candidates_sicdb_structured(clinverse: ClinverseResource) -> dg.MaterializeResult:
+    started = time.perf_counter()
+    warehouse = clinverse.warehouse()
+    if "sicdb" not in clinverse.settings().configured_sources():
+        return result(write_empty(warehouse, "unit_candidates", "sicdb_structured", "SICdb not configured"), started)
+    units = sicdb.structured_units(warehouse, sicdb_cases(warehouse))
+    written = write_partition(warehouse, "unit_candidates", "sicdb_structured", units)
+    return result(written, started, cases=_cases_per(units))
+
+
+@dg.multi_asset(
+    group_name=GROUP,
+    specs=[
+        dg.AssetSpec("information_units", deps=[*UNIT_PRODUCERS, "case_skeleton"], kinds={"polars", "parquet"},
+                     description="Patient-reportable facts of every candidate case, importance labelled, leakage guarded."),
+        dg.AssetSpec("importance_notes", deps=[*UNIT_PRODUCERS, "case_skeleton"], kinds={"polars", "parquet"},
+                     description="Cases whose key unit was promoted, or that have none, and why."),
+    ],
+)
+def information_units(clinverse: ClinverseResource):
+    started = time.perf_counter()
+    warehouse = clinverse.warehouse()
+    skeleton = warehouse.read("case_skeleton")
+    published = publish(warehouse, skeleton, case_terms(skeleton))
+    rows = warehouse.write("information_units", published.units)
+    write_partition(warehouse, "leakage_removals", "information_units", published.removals)
+    noted = warehouse.write("importance_notes", published.notes)
+    levels = dict(published.units.group_by("importance").len().iter_rows())
+    associations = published.associations
+    key_pairs = associations.filter(pl.col("key")) if associations.height else associations
+    top = key_pairs.sort("p_adjusted").head(10) if key_pairs.height else key_pairs
+    seconds = round(time.perf_counter() - started, 3)
+    yield dg.MaterializeResult(asset_key="information_units", metadata={
+        "rows": rows, "cases": _cases_per(published.units), "seconds": seconds,
+        **{f"importance_{k}": levels.get(k, 0) for k in ("key", "supporting", "background")},
+        "pairs_tested": associations.filter(pl.col("p_adjusted").is_not_null()).height if associations.height else 0,
+        "pairs_key": key_pairs.height,
+        "top_key_pairs": dg.MetadataValue.text("\n".join(
+            f"{c} ~ {b}: n={n} lift={lift:.2f} q={q:.3g}"
+            for c, b, n, lift, q in top.select("concept_key", "block", "n_cb", "lift", "p_adjusted").iter_rows()
+        ) or "none"),
+        "leakage_removals": published.removals.height,
+        "superseded_by_notes": published.superseded,
+    })
+    yield dg.MaterializeResult(asset_key="importance_notes", metadata={
+        "rows": noted, **dict(published.notes.group_by("resolution").len().iter_rows()),
+    })
+
+
+def _audit_units(warehouse: Warehouse) -> tuple[pl.DataFrame, dict[str, int]]:
+    skeleton = warehouse.read("case_skeleton")
+    hits = audit(warehouse.read("information_units"), ["text"], case_terms(skeleton))
+    return hits, hits_per_source(hits, skeleton.select("case_id", "source"))
+
+
+@dg.asset_check(asset="information_units", blocking=True)
+def information_units_do_not_leak(clinverse: ClinverseResource) -> dg.AssetCheckResult:
+    """No unit (disclosed or hidden) names the case's diagnosis, an acceptable name, its ICD-10 title or code."""
+    hits, per_source = _audit_units(clinverse.warehouse())
+    examples = [f"{c} {t}: {s}" for c, _, t, s in hits.head(10).iter_rows()]
+    return dg.AssetCheckResult(passed=hits.is_empty(), metadata={
+        "hits": hits.height, **{f"hits_{s}": n for s, n in per_source.items()},
+        "examples": dg.MetadataValue.text("\n".join(examples) or "none"),
+    })
+
+
+@dg.asset_check(asset="information_units", blocking=True)
+def information_units_have_key_facts(clinverse: ClinverseResource) -> dg.AssetCheckResult:
+    """Every case with hidden units has a key hidden unit or an importance note saying why not,
+    and every unit belongs to a candidate case."""
+    warehouse = clinverse.warehouse()
+    units = warehouse.read("information_units")
+    notes_table = warehouse.read_or_empty("importance_notes")
+    hidden = units.filter(~pl.col("disclosed"))
+    with_key = hidden.filter(pl.col("importance") == "key").select("case_id").unique()
+    unexplained = hidden.select("case_id").unique().join(with_key, on="case_id", how="anti").join(
+        notes_table.filter(pl.col("resolution") == "no_key"), on="case_id", how="anti")
+    orphans = units.join(warehouse.read("case_skeleton"), on="case_id", how="anti").height
+    levels = set(units["importance"].unique().to_list())
+    return dg.AssetCheckResult(passed=unexplained.is_empty() and orphans == 0, metadata={
+        "cases_without_key_or_note": unexplained.height, "units_of_unknown_cases": orphans,
+        "importance_levels": ", ".join(sorted(levels)),
+    })

@@ -1,0 +1,97 @@
+"""Opening presentations for EHR cases: who the patient is and why or how they came in.
+
+A presentation says only what the disclosed units say (age, sex, chief complaint) plus how the
+patient arrived, which the admitting team knows before any workup:
+
+* with a chief complaint from the discharge note (disclosed ``chief_complaint`` units free of
+  the diagnosis): "A 67-year-old man presenting with chest pain and dyspnea."
+* otherwise from the admission record (MIMIC ``admission_type`` / ``admission_location``):
+  "A 67-year-old man admitted as an emergency through the emergency department."
+* SICdb has neither: "A 65-year-old woman admitted to the intensive care unit."
+
+Unknown admission codes are left out rather than guessed.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+ADMISSION_TYPES = {
+    "ELECTIVE": "for a planned admission",
+    "SURGICAL SAME DAY ADMISSION": "for same-day surgery",
+    "URGENT": "urgently",
+    "EW EMER.": "as an emergency",
+    "DIRECT EMER.": "directly as an emergency",
+    "OBSERVATION ADMIT": "for observation",
+    "EU OBSERVATION": "for observation",
+    "DIRECT OBSERVATION": "directly for observation",
+    "AMBULATORY OBSERVATION": "for observation",
+}
+ADMISSION_ROUTES = {
+    "EMERGENCY ROOM": "through the emergency department",
+    "TRANSFER FROM HOSPITAL": "on transfer from another hospital",
+    "TRANSFER FROM SKILLED NURSING FACILITY": "from a skilled nursing facility",
+    "PHYSICIAN REFERRAL": "on referral by a physician",
+    "CLINIC REFERRAL": "on referral from a clinic",
+    "WALK-IN/SELF REFERRAL": "as a walk-in",
+    "PACU": "from the post-anaesthesia care unit",
+    "PROCEDURE SITE": "from a procedure",
+    "AMBULATORY SURGERY TRANSFER": "after ambulatory surgery",
+    "INTERNAL TRANSFER TO OR FROM PSYCH": "from the psychiatric unit",
+}
+
+
+def person(age: int | None, sex: str | None) -> str:
+    """'A 67-year-old man', 'An 80-year-old woman', 'A 12-year-old girl', 'An adult patient'."""
+    if age is None:
+        noun = {"F": "woman", "M": "man"}.get(sex or "", "patient")
+        return f"An adult {noun}" if noun == "patient" else f"A {noun}"
+    noun = {"F": "woman" if age >= 18 else "girl", "M": "man" if age >= 18 else "boy"}.get(sex or "", "patient")
+    article = "An" if str(age).startswith("8") or age in (11, 18) else "A"
+    return f"{article} {age}-year-old {noun}"
+
+
+def _joined(items: list[str]) -> str:
+    # "Chest pain" reads "chest pain" mid-sentence; acronyms ("SOB", "CP") keep their case.
+    items = [i if i[:2].isupper() else i[:1].lower() + i[1:] for i in (t.strip().rstrip(".") for t in items)]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def compose(age: int | None, sex: str | None, complaints: list[str], admission_type: str | None = None,
+            admission_location: str | None = None, setting: str | None = None) -> str:
+    """One presentation sentence; see the module docstring for which parts are used when."""
+    who = person(age, sex)
+    if complaints:
+        return f"{who} presenting with {_joined(complaints)}."
+    if setting:
+        return f"{who} admitted to {setting}."
+    how = [p for p in (ADMISSION_TYPES.get((admission_type or "").strip().upper()),
+                       ADMISSION_ROUTES.get((admission_location or "").strip().upper())) if p]
+    return f"{who} admitted {' '.join(how)}." if how else f"{who} admitted to hospital."
+
+
+def mimic_presentations(cases: pl.DataFrame, complaints: pl.DataFrame) -> pl.DataFrame:
+    """``cases`` from pipelines.content.case_keys.mimic_cases; ``complaints``: case_id, text (clean, in order)."""
+    by_case = complaints.group_by("case_id", maintain_order=True).agg(pl.col("text"))
+    rows = cases.join(by_case, on="case_id", how="left")
+    return pl.DataFrame(
+        {
+            "case_id": rows["case_id"],
+            "presentation": [
+                compose(r["age"], r["sex"], r["text"] or [], r["admission_type"], r["admission_location"])
+                for r in rows.iter_rows(named=True)
+            ],
+        },
+        schema={"case_id": pl.Utf8, "presentation": pl.Utf8},
+    )
+
+
+def sicdb_presentations(cases: pl.DataFrame) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "case_id": cases["case_id"],
+            "presentation": [compose(a, s, [], setting="the intensive care unit")
+                             for a, s in cases.select("age", "sex").iter_rows()],
+        },
+        schema={"case_id": pl.Utf8, "presentation": pl.Utf8},
+    )

@@ -1,0 +1,103 @@
+"""Canonical exam names: one name per examination, whatever the source calls it.
+
+``exam_aliases.csv`` (beside this module) lists canonical names with their kind, LOINC code where
+one is well established, and aliases: MIMIC ``d_labitems`` / ``d_items`` labels, SICdb
+``d_references`` names (German and English), common abbreviations and spellings (``Hgb``,
+``Hb``, ``Haemoglobin``, ``Hämoglobin`` -> ``Hemoglobin``). Names are compared after
+:func:`name_key` (case, accents and punctuation ignored). A candidate's ``exam_name`` (the
+producer's qualified proposal, e.g. ``Glucose (Urine)``) is looked up; ``raw_name`` is never
+looked up on its own, because an unqualified source label (``Protein`` of a urine dipstick) would
+land on the wrong examination. Names the table does not know stay as proposed and still get a
+catalog row, so every exam a case has can be requested by its name.
+
+:data:`NOT_AN_EXAM` removes source items that are not results a physician can order: MIMIC
+tube holds, specimen labels, serum index flags and ventilator settings reported with blood gases.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+from importlib.resources import files
+
+import polars as pl
+
+ALIASES_FILE = "exam_aliases.csv"
+
+NOT_AN_EXAM = re.compile(
+    r"\bhold\b|\bheld\b|^uhold$|^specimen type$|^length of urine collection$|^[lhi]$"
+    r"|^(intubated|ventilator|oxygen|peep|tidal volume|assist/control|ventilation rate|required o2|o2 flow)$",
+    re.IGNORECASE,
+)
+
+
+def name_key(name: str | None) -> str:
+    """Comparison key: lower case, accents stripped, punctuation folded to single spaces."""
+    if not name:
+        return ""
+    decomposed = unicodedata.normalize("NFKD", name.replace("ß", "ss"))
+    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
+    return re.sub(r"[^a-z0-9%]+", " ", plain).strip()
+
+
+@cache
+def alias_table() -> pl.DataFrame:
+    """One row per (alias key, canonical name): the canonical name is an alias of itself."""
+    table = pl.read_csv(files(__package__).joinpath(ALIASES_FILE).read_bytes(), infer_schema=False)
+    table = table.with_columns(
+        pl.concat_list(pl.col("exam_name"), pl.col("aliases").fill_null("").str.split("|")).alias("alias")
+    ).explode("alias").filter(pl.col("alias").str.len_chars() > 0)
+    table = table.with_columns(pl.col("alias").map_elements(name_key, return_dtype=pl.Utf8).alias("alias_key"))
+    clashes = table.group_by("alias_key").agg(pl.col("exam_name").n_unique().alias("n")).filter(pl.col("n") > 1)
+    if clashes.height:
+        raise ValueError(f"{ALIASES_FILE}: aliases name several exams: {clashes['alias_key'].to_list()}")
+    return table.select("alias_key", "alias", "exam_name", "kind", "loinc").unique(
+        subset=["alias_key"], keep="first", maintain_order=True
+    )
+
+
+def is_exam(name: str | None) -> bool:
+    return bool(name) and not NOT_AN_EXAM.search(name.strip())
+
+
+def canonical_names(proposals: pl.DataFrame) -> pl.DataFrame:
+    """Map distinct ``exam_name`` / ``kind`` proposals to ``canonical`` / ``canonical_kind``.
+
+    Unknown names keep their proposal and kind (``known`` is false); ``loinc`` comes from the
+    alias table.
+    """
+    keyed = proposals.select("exam_name", "kind").unique().with_columns(
+        pl.col("exam_name").map_elements(name_key, return_dtype=pl.Utf8).alias("alias_key")
+    )
+    aliases = alias_table().select(
+        "alias_key", pl.col("exam_name").alias("canonical"), pl.col("kind").alias("canonical_kind"), "loinc"
+    )
+    return keyed.join(aliases, on="alias_key", how="left").select(
+        "exam_name",
+        "kind",
+        pl.coalesce("canonical", "exam_name").alias("canonical"),
+        pl.coalesce("canonical_kind", "kind").alias("canonical_kind"),
+        "loinc",
+        pl.col("canonical").is_not_null().alias("known"),
+    )
+
+
+def catalog(names: pl.DataFrame) -> pl.DataFrame:
+    """``exam_catalog`` rows from per-name counts (``exam_name`` canonical, ``kind``, ``raw_names``:
+    source names seen, ``loinc``, ``n_cases``). Aliases are the curated aliases plus every source
+    name seen, minus the name itself; LOINC falls back to the alias table's."""
+    curated = alias_table().group_by("exam_name").agg(
+        pl.col("alias").alias("curated"), pl.col("loinc").drop_nulls().first().alias("curated_loinc")
+    )
+    out = names.join(curated, on="exam_name", how="left").with_columns(
+        pl.concat_list(pl.col("curated").fill_null([]), pl.col("raw_names").fill_null([]))
+        .list.set_difference(pl.concat_list(pl.col("exam_name")))
+        .list.drop_nulls()
+        .list.eval(pl.element().filter(pl.element().str.len_chars() > 0))
+        .list.unique()
+        .list.sort()
+        .alias("aliases"),
+        pl.coalesce("curated_loinc", "loinc").alias("loinc"),
+    )
+    return out.select("exam_name", "kind", "aliases", "loinc", pl.col("n_cases").cast(pl.Int32)).sort("exam_name")

@@ -1,0 +1,65 @@
+"""Building blocks shared by the structured unit producers (MIMIC-IV, SICdb)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from pipelines import icd
+from pipelines.units.chronic import with_categories
+
+SEX_WORD = {"F": "female", "M": "male"}
+
+
+def unit_rows(df: pl.DataFrame, category: pl.Expr | str, text: pl.Expr, source_ref: pl.Expr, concept: pl.Expr,
+              disclosed: bool = False) -> pl.DataFrame:
+    """Producer rows (pipelines.units.candidates.UNIT_COLUMNS) from ``df``'s ``case_id`` and expressions."""
+    return df.select(
+        "case_id",
+        (pl.lit(category) if isinstance(category, str) else category).alias("category"),
+        text.alias("text"),
+        pl.lit(False).alias("negated"),
+        pl.lit(disclosed).alias("disclosed"),
+        source_ref.alias("source_ref"),
+        concept.alias("concept"),
+    )
+
+
+def demographic_units(cases: pl.DataFrame) -> pl.DataFrame:
+    """Age and sex, disclosed (the presentation says them)."""
+    age = unit_rows(cases.filter(pl.col("age").is_not_null()), "demographic", pl.format("Age: {} years", "age"),
+                    pl.lit("case_skeleton:age"), pl.lit("demographic:age"), disclosed=True)
+    sex = unit_rows(cases.filter(pl.col("sex").is_not_null()), "demographic",
+                    pl.format("Sex: {}", pl.col("sex").replace_strict(SEX_WORD, default=pl.col("sex"))),
+                    pl.lit("case_skeleton:sex"), pl.lit("demographic:sex"), disclosed=True)
+    return pl.concat([age, sex])
+
+
+def diagnosis_units(coded: pl.DataFrame, cases: pl.DataFrame, *, current: bool, ref: str) -> pl.DataFrame:
+    """History units from coded diagnoses (``case_id, icd_code, icd_version, title``).
+
+    One unit per case and ICD-10-CM category (per code for Z codes; the first row wins: callers
+    order by recency); never the case's primary category; unmappable codes are left out because
+    they cannot be compared with the primary diagnosis.
+    """
+    if coded.is_empty():
+        return pl.DataFrame()
+    mapped = icd.normalise_codes(coded, code_col="icd_code", version_col="icd_version")
+    mapped = mapped.join(cases.select("case_id", "primary_icd10_category"), on="case_id", how="left")
+    mapped = mapped.filter(
+        pl.col("icd10_category").is_not_null()
+        & (pl.col("icd10_category") != pl.col("primary_icd10_category").fill_null(""))
+    )
+    mapped = with_categories(mapped, current=current).filter(pl.col("category").is_not_null())
+    # Z codes carry distinct facts below the category (Z79.4 insulin, Z79.01 anticoagulants).
+    concept = pl.when(pl.col("icd10_category").str.starts_with("Z")).then(pl.col("icd10_code")).otherwise(
+        pl.col("icd10_category")
+    )
+    mapped = mapped.with_columns(pl.format("icd10:{}", concept).alias("concept"))
+    mapped = mapped.unique(subset=["case_id", "concept"], keep="first", maintain_order=True)
+    return unit_rows(
+        mapped,
+        pl.col("category"),
+        pl.col("title").str.strip_chars(),
+        pl.format("{}:icd{}:{}", pl.lit(ref), "icd_version", "icd_code"),
+        pl.col("concept"),
+    )

@@ -1,0 +1,152 @@
+"""Information units from MIMIC-IV structured data: what the patient knew BEFORE this admission.
+
+The real MIMIC-IV demo has no notes, so these units are all a note-less admission has. A fact
+counts as patient-reportable when the patient would know it on arrival, from their own life or
+from earlier care, and it does not come from this admission's workup:
+
+* demographics (``demographic``, disclosed): age and sex; the presentation states them.
+* past history (``pmh``, ``allergy``, ``family``, ``social``, ``medication`` by code): every
+  diagnosis coded at an EARLIER admission (discharged before this admittime), titled with
+  ``d_icd_diagnoses.long_title``; the patient was told at that stay. Stay-describing codes are
+  left out (pipelines.units.chronic.NOT_HISTORY).
+* chronic comorbidities of THIS admission: secondary diagnoses are coded at discharge, but a
+  chronic condition (pipelines.units.chronic.CHRONIC, e.g. diabetes, hypertension, COPD, CKD,
+  nicotine dependence, long-term drug use, personal/family history, allergy status) was known
+  before the patient arrived. Titles calling the condition acute are not.
+* the current primary diagnosis's ICD-10 category, hence the diagnosis and all its descendants,
+  is never a unit, from either admission.
+* home medications (``medication``): what the most recent earlier admission sent the patient
+  home on (sql/units_mimic_prior_medications.sql).
+* outpatient measurements (``measurement``): the last blood pressure, weight, BMI and height in
+  ``omr`` before the admission day, as told at a clinic visit.
+* social facts recorded at registration (``social``): marital status and preferred language.
+* hospitalisation history (``pmh``): how many times the patient was admitted before.
+
+Everything measured or decided during this admission (labs, vitals, micro, procedures,
+prescriptions of this stay) is an examination result or not shown at all.
+
+``concept`` keys make facts comparable across cases for the importance rule: ``icd10:<category>``
+(``icd10:<code>`` for Z codes), ``drug:<first word>``, ``bp:<high|normal|low>``, ``bmi:<class>``,
+``measurement:<kind>``, ``social:<field>:<value>``, ``demographic:<field>``,
+``history:prior_admissions``.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import polars as pl
+
+from pipelines.units.candidates import finish
+from pipelines.units.coded import demographic_units, diagnosis_units, unit_rows
+from pipelines.warehouse import Warehouse
+from sql import load
+
+MEASUREMENTS = (("blood pressure", "blood pressure"), ("weight", "weight"), ("bmi", "BMI"), ("height", "height"))
+UNKNOWN_VALUES = ("?", "UNKNOWN", "UNABLE TO OBTAIN", "")
+
+
+def medication_units(meds: pl.DataFrame) -> pl.DataFrame:
+    if meds.is_empty():
+        return pl.DataFrame()
+    dose = pl.concat_str([pl.col("dose"), pl.col("dose_unit"), pl.col("route")], separator=" ", ignore_nulls=True)
+    return unit_rows(
+        meds,
+        "medication",
+        pl.concat_str([pl.col("drug"), dose], separator=" ", ignore_nulls=True),
+        pl.format("mimic_prescriptions:prior_discharge:{}", "drug"),
+        pl.format("drug:{}", pl.col("drug").str.to_lowercase().str.extract(r"([a-z][a-z\-]+)", 1).fill_null("other")),
+    )
+
+
+def _bp_class(value: str) -> str:
+    try:
+        systolic, diastolic = (float(v) for v in value.split("/", 1))
+    except ValueError:
+        return "unknown"
+    if systolic >= 140 or diastolic >= 90:
+        return "high"
+    return "low" if systolic < 90 else "normal"
+
+
+def _bmi_class(value: str) -> str:
+    try:
+        bmi = float(value)
+    except ValueError:
+        return "unknown"
+    return "underweight" if bmi < 18.5 else "normal" if bmi < 25 else "overweight" if bmi < 30 else "obese"
+
+
+def measurement_units(omr: pl.DataFrame) -> pl.DataFrame:
+    """One unit per kind (blood pressure, weight, BMI, height): the plain reading wins over positional ones."""
+    if omr.is_empty():
+        return pl.DataFrame()
+    name = pl.col("result_name").str.to_lowercase()
+    kind = pl.coalesce([pl.when(name.str.starts_with(prefix)).then(pl.lit(label)) for prefix, label in MEASUREMENTS])
+    unit = pl.col("result_name").str.extract(r"\(([^)]*)\)", 1).str.to_lowercase()
+    omr = omr.with_columns(kind.alias("kind"), unit.alias("unit")).filter(pl.col("kind").is_not_null())
+    omr = omr.sort("case_id", "kind", pl.col("result_name").str.len_chars(), "result_name").unique(
+        subset=["case_id", "kind"], keep="first", maintain_order=True
+    )
+    concept = (
+        pl.when(pl.col("kind") == "blood pressure")
+        .then(pl.format("bp:{}", pl.col("result_value").map_elements(_bp_class, return_dtype=pl.Utf8)))
+        .when(pl.col("kind") == "BMI")
+        .then(pl.format("bmi:{}", pl.col("result_value").map_elements(_bmi_class, return_dtype=pl.Utf8)))
+        .otherwise(pl.format("measurement:{}", "kind"))
+    )
+    unit_text = pl.when(pl.col("kind") == "blood pressure").then(pl.lit("mmHg")).otherwise(pl.col("unit"))
+    return unit_rows(
+        omr,
+        "measurement",
+        pl.concat_str([pl.format("Last outpatient {}: {}", "kind", "result_value"), unit_text], separator=" ",
+                      ignore_nulls=True),
+        pl.format("mimic_omr:prior:{}", "result_name"),
+        concept,
+    )
+
+
+def social_units(cases: pl.DataFrame) -> pl.DataFrame:
+    known = ~pl.col("value").str.to_uppercase().is_in(UNKNOWN_VALUES)
+    parts = []
+    for field, label in (("marital_status", "Marital status"), ("language", "Preferred language")):
+        facts = cases.select("case_id", pl.col(field).str.strip_chars().alias("value")).drop_nulls().filter(known)
+        parts.append(unit_rows(
+            facts, "social", pl.format("{}: {}", pl.lit(label), pl.col("value").str.to_lowercase()),
+            pl.lit(f"mimic_admissions:{field}"),
+            pl.format("social:{}:{}", pl.lit(field), pl.col("value").str.to_lowercase()),
+        ))
+    return pl.concat(parts)
+
+
+def prior_admission_units(counts: pl.DataFrame) -> pl.DataFrame:
+    if counts.is_empty():
+        return pl.DataFrame()
+    times = pl.when(pl.col("n_prior") == 1).then(pl.lit("once")).otherwise(pl.format("{} times", "n_prior"))
+    return unit_rows(counts, "pmh", pl.format("Admitted to this hospital {} before", times),
+                 pl.lit("mimic_admissions:prior"), pl.lit("history:prior_admissions"))
+
+
+def structured_units(warehouse: Warehouse, cases: pl.DataFrame) -> pl.DataFrame:
+    """unit_candidates partition ``mimic_structured`` for ``cases`` (pipelines.content.case_keys.mimic_cases)."""
+    globs = {t: warehouse.table_glob(f"mimic_{t}") for t in ("admissions", "diagnoses_icd", "d_icd_diagnoses")}
+    with duckdb.connect() as con:
+        con.register("cases", cases.select("case_id", "subject_id", "hadm_id", "admittime"))
+        prior = con.sql(load("units_mimic_prior_diagnoses").format(**globs)).pl()
+        current = con.sql(load("units_mimic_current_diagnoses").format(**globs)).pl()
+        admissions = con.sql(load("units_mimic_prior_admissions").format(**globs)).pl()
+        meds = (con.sql(load("units_mimic_prior_medications").format(
+                    prescriptions=warehouse.table_glob("mimic_prescriptions"), **globs)).pl()
+                if warehouse.exists("mimic_prescriptions") else pl.DataFrame())
+        omr = (con.sql(load("units_mimic_outpatient_measurements").format(omr=warehouse.table_glob("mimic_omr"))).pl()
+               if warehouse.exists("mimic_omr") else pl.DataFrame())
+    # Most recent earlier admission first, so its code represents the category.
+    prior = prior.sort("case_id", "coded_at", "icd_code", descending=[False, True, False])
+    history = pl.concat([diagnosis_units(prior, cases, current=False, ref="mimic_diagnoses_icd:prior"),
+                         diagnosis_units(current.sort("case_id", "seq_num"), cases, current=True,
+                                         ref="mimic_diagnoses_icd:current")], how="diagonal_relaxed")
+    if history.height:
+        # A condition already known from an earlier stay is not repeated from this one.
+        history = history.unique(subset=["case_id", "concept"], keep="first", maintain_order=True)
+    parts = [demographic_units(cases), history, prior_admission_units(admissions), medication_units(meds),
+             measurement_units(omr), social_units(cases)]
+    return finish(pl.concat([p for p in parts if p.height], how="diagonal_relaxed"))

@@ -1,0 +1,95 @@
+"""Publish ``information_units`` from every unit_candidates partition.
+
+1. Candidates of skeleton cases are read from every producer's files.
+2. Note precedence: when a case's discharge note gave units of a history category (pmh,
+   medication, allergy, social, family), the structured units of that category are left out, so a
+   fact is not told twice in two wordings ("HTN" from the note, "Essential (primary)
+   hypertension" from the codes). Structured measurements and demographics always stay.
+3. The leakage guard scrubs diagnosis mentions from free text (clause rule) and drops a unit left
+   without content, or any structured unit whose coded title names the diagnosis; both are
+   recorded in ``leakage_removals`` (partition ``information_units``).
+4. Importance is labelled by the rule learned on train (pipelines.units.importance).
+5. Ordinals are renumbered per case: category order, then producer, then the producer's order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+import schemas
+from pipelines.content.leakage_guard import CaseTerms, scrub_column
+from pipelines.notes.units import REMOVAL_COLUMNS
+from pipelines.units.candidates import CATEGORY_ORDER
+from pipelines.units.importance import ImportanceRule, label
+from pipelines.warehouse import Warehouse
+
+PRODUCER_ORDER = {"mimic_notes": 0, "mimic_structured": 1, "sicdb_structured": 2, "medqa": 3}
+NOTE_PRECEDENCE = ("pmh", "medication", "allergy", "social", "family")
+CODED_PRODUCERS = ("mimic_structured", "sicdb_structured")
+
+
+@dataclass(frozen=True)
+class PublishedUnits:
+    units: pl.DataFrame  # information_units
+    notes: pl.DataFrame  # importance_notes
+    associations: pl.DataFrame  # concept x block statistics learned on train
+    removals: pl.DataFrame  # leakage_removals rows
+    superseded: int  # structured units left out because the note covers their category
+
+
+def read_candidates(warehouse: Warehouse, skeleton: pl.DataFrame) -> pl.DataFrame:
+    scanned = pl.scan_parquet(warehouse.table_glob("unit_candidates"), include_file_paths="_file")
+    producer = pl.col("_file").str.extract(r"([^/]+?)(?:-\d{5})?\.parquet$", 1)
+    return (
+        scanned.with_columns(producer.alias("producer")).drop("_file")
+        .join(skeleton.lazy().select("case_id"), on="case_id", how="semi")
+        .collect()
+    )
+
+
+def note_precedence(candidates: pl.DataFrame) -> pl.DataFrame:
+    covered = candidates.filter(
+        (pl.col("producer") == "mimic_notes") & pl.col("category").is_in(NOTE_PRECEDENCE)
+    ).select("case_id", "category").unique()
+    superseded = candidates.filter(pl.col("producer") == "mimic_structured").join(
+        covered, on=["case_id", "category"], how="semi"
+    )
+    return candidates.join(superseded.select("unit_id"), on="unit_id", how="anti")
+
+
+def guard(candidates: pl.DataFrame, terms: CaseTerms) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Scrub free text (clause rule); drop a coded title that names the diagnosis, since what is left
+    of a title ("Essential (primary)") means nothing."""
+    scrubbed = scrub_column(candidates.with_columns(pl.col("text").alias("_original")), "text", terms)
+    scrubbed = scrubbed.with_columns(
+        (pl.col("leak_left") & (pl.col("leak_terms").is_null() | ~pl.col("producer").is_in(CODED_PRODUCERS)))
+        .alias("leak_left")
+    )
+    removals = scrubbed.filter(pl.col("leak_terms").is_not_null()).explode("leak_terms").select(
+        "case_id", "source_ref", pl.col("leak_terms").alias("term"), pl.col("_original").alias("original_snippet"),
+        pl.when(pl.col("leak_left")).then(pl.lit("removed_clause")).otherwise(pl.lit("dropped_unit")).alias("action"),
+    )
+    kept = scrubbed.filter(pl.col("leak_left")).drop("_original", "leak_terms", "leak_left")
+    return kept, removals.cast(REMOVAL_COLUMNS)
+
+
+def publish(warehouse: Warehouse, skeleton: pl.DataFrame, terms: CaseTerms,
+            rule: ImportanceRule = ImportanceRule()) -> PublishedUnits:
+    """information_units for the cases of ``skeleton`` (see the module docstring)."""
+    candidates = read_candidates(warehouse, skeleton)
+    kept = note_precedence(candidates)
+    superseded = candidates.height - kept.height
+    kept, removals = guard(kept, terms)
+    cases = skeleton.select("case_id", "split", "patient_key", pl.col("primary_icd10_block").alias("block"))
+    labelled = label(kept, cases, rule)
+    units = labelled.units.with_columns(
+        pl.col("category").replace_strict(CATEGORY_ORDER, default=len(CATEGORY_ORDER)).alias("_rank"),
+        pl.col("producer").replace_strict(PRODUCER_ORDER, default=len(PRODUCER_ORDER)).alias("_producer"),
+    ).sort("case_id", "_rank", "_producer", "ordinal", "unit_id").with_columns(
+        pl.int_range(pl.len()).over("case_id").cast(pl.Int32).alias("ordinal")
+    )
+    units = schemas.conform("information_units", units.select(list(schemas.get("information_units").columns)))
+    return PublishedUnits(units, schemas.conform("importance_notes", labelled.notes), labelled.associations,
+                          removals, superseded)

@@ -1,0 +1,90 @@
+"""The content stage on the real MIMIC-IV demo (no notes): structured units and exams must carry
+nearly every admission that has laboratory results."""
+
+import duckdb
+import polars as pl
+import pytest
+
+from pipelines import icd
+from pipelines.config import Settings
+from pipelines.content.case_keys import mimic_cases
+from pipelines.content.cases import curate, evidence_counts
+from pipelines.content.leakage_guard import audit, case_terms
+from pipelines.content.presentation import mimic_presentations
+from pipelines.exams import mimic as mimic_exams
+from pipelines.exams.results import publish as publish_exams
+from pipelines.units import mimic as mimic_units
+from pipelines.units.publish import publish as publish_units
+
+
+@pytest.fixture(scope="module")
+def built(real_demo):
+    warehouse = real_demo
+    cases = mimic_cases(warehouse)
+    warehouse.write("unit_candidates", mimic_units.structured_units(warehouse, cases), partition="mimic_structured")
+    for write in (mimic_exams.write_labs, mimic_exams.write_vitals, mimic_exams.write_microbiology):
+        write(warehouse, cases)
+    skeleton = warehouse.read("case_skeleton")
+    terms = case_terms(skeleton)
+    units = publish_units(warehouse, skeleton, terms)
+    warehouse.write("information_units", units.units)
+    exams = publish_exams(warehouse, terms)
+    warehouse.write("exam_catalog", exams.catalog)
+    no_notes = pl.DataFrame(schema={"case_id": pl.Utf8, "text": pl.Utf8})
+    warehouse.write("presentations", mimic_presentations(cases, no_notes), partition="mimic_iv")
+    defaults = Settings(home=warehouse.home)
+    curated = curate(skeleton, warehouse.read("skeleton_exclusions"), warehouse.read("presentations"),
+                     evidence_counts(warehouse.scan("information_units"), warehouse.scan("exam_results")),
+                     defaults.min_hidden_units, defaults.min_exams)
+    return warehouse, cases, terms, units, curated
+
+
+def test_default_thresholds_keep_nearly_every_admission_with_labs(built):
+    warehouse, _, _, _, curated = built
+    with_labs = duckdb.sql(f"SELECT DISTINCT hadm_id FROM read_parquet('{warehouse.table_glob('mimic_labevents')}') "
+                           "WHERE hadm_id IS NOT NULL").pl()
+    assert with_labs.height == 252
+    lab_cases = warehouse.read("case_provenance").join(with_labs, on="hadm_id", how="semi")
+    kept = lab_cases.join(curated.cases, on="case_id", how="semi").height
+    assert kept / lab_cases.height >= 0.9
+    assert curated.cases.height + curated.excluded.height == warehouse.read("case_skeleton").height
+
+
+def test_kept_cases_have_units_in_several_categories_and_all_importance_levels(built):
+    _, _, _, units, curated = built
+    kept = units.units.join(curated.cases.select("case_id"), on="case_id", how="semi")
+    per_case = kept.group_by("case_id").agg(pl.col("category").n_unique().alias("n"))
+    assert per_case["n"].min() >= 2
+    assert set(kept["importance"]) == {"key", "supporting", "background"}
+
+
+def test_no_unit_repeats_the_primary_diagnosis_category(built):
+    _, cases, _, units, _ = built
+    coded = units.units.filter(pl.col("source_ref").str.starts_with("mimic_diagnoses_icd")).with_columns(
+        pl.col("source_ref").str.split(":").list.get(2).str.strip_prefix("icd").alias("version"),
+        pl.col("source_ref").str.split(":").list.get(3).alias("code"),
+    )
+    mapped = icd.normalise_codes(coded, "code", "version").join(cases.select("case_id", "primary_icd10_category"),
+                                                                 on="case_id")
+    assert mapped.filter(pl.col("icd10_category") == pl.col("primary_icd10_category")).is_empty()
+
+
+def test_nothing_published_names_the_diagnosis(built):
+    warehouse, _, terms, units, curated = built
+    assert audit(units.units, ["text"], terms).is_empty()
+    assert audit(warehouse.read("exam_results"), ["exam_name", "value_text"], terms).is_empty()
+    assert audit(curated.cases, ["presentation"], terms).is_empty()
+
+
+def test_unit_ids_are_stable(built):
+    warehouse, cases, _, _, _ = built
+    again = mimic_units.structured_units(warehouse, cases)
+    assert again["unit_id"].to_list() == warehouse.read("unit_candidates")["unit_id"].to_list()
+
+
+def test_source_refs_carry_no_person_or_admission_id(built):
+    warehouse, _, _, units, _ = built
+    provenance = warehouse.read("case_provenance")
+    ids = {str(v) for v in provenance["hadm_id"].to_list() + provenance["subject_id"].to_list()}
+    refs = " ".join(units.units["source_ref"].to_list() + warehouse.read("exam_results")["source_ref"].to_list())
+    assert not [i for i in ids if i in refs]
