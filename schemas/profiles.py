@@ -1,17 +1,25 @@
-"""profiles: one generated person per case (data-contract.md)."""
+"""profiles: one generated person per case (data-contract.md).
+
+Added to the contract's columns: ``pool_stratum`` (the synthea_pool partition that
+``generator_patient_id`` lives in), ``profile_conditions_icd10`` (the ICD-10-CM code of each entry
+of ``profile_conditions``, same order, so checks can prove none is in the primary's category) and
+``match_overlap`` (how many of the case's secondary-diagnosis categories the pool patient shares).
+"""
 
 import pandera.polars as pa
 import polars as pl
 
+from schemas._case_columns import CASE_ID
 from schemas._types import STR_LIST
 
 TRAIT = pa.Column(pl.Float64, pa.Check.in_range(0.0, 1.0))
 
 SCHEMA = pa.DataFrameSchema(
     {
-        "case_id": pa.Column(pl.Utf8, unique=True),
-        "generator": pa.Column(pl.Utf8),
+        "case_id": CASE_ID,
+        "generator": pa.Column(pl.Utf8, pa.Check.isin(["synthea", "synthea-java"])),
         "generator_patient_id": pa.Column(pl.Utf8),
+        "pool_stratum": pa.Column(pl.Utf8, pa.Check.str_matches(r"^[FM]_\d+-\d+$")),
         "given_name": pa.Column(pl.Utf8, nullable=True),
         "family_name": pa.Column(pl.Utf8, nullable=True),
         "marital_status": pa.Column(pl.Utf8, nullable=True),
@@ -22,6 +30,8 @@ SCHEMA = pa.DataFrameSchema(
         "state": pa.Column(pl.Utf8, nullable=True),
         "occupation_or_income": pa.Column(pl.Utf8, nullable=True),
         "profile_conditions": pa.Column(STR_LIST),
+        "profile_conditions_icd10": pa.Column(STR_LIST),
+        "match_overlap": pa.Column(pl.Int32, pa.Check.ge(0)),
         "openness": TRAIT,
         "conscientiousness": TRAIT,
         "extraversion": TRAIT,

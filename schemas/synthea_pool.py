@@ -1,0 +1,53 @@
+"""synthea_pool: the Synthea-generated people that profiles are drawn from, partitioned by stratum.
+
+One Parquet file per stratum (``tables/synthea_pool/<stratum>.parquet``, strata ``F_0-17`` ..
+``M_75-120``: sex x age band, pipelines/profiles/strata.py).  ``pool_patient_id`` is the Synthea
+Patient id; ``profiles.generator_patient_id`` points here.  ``age_years`` is the age at Synthea's
+``reference_date``; ``conditions`` keeps every recorded condition with its ICD-10-CM mapping
+(null where none exists) and ``kind`` (pipelines/profiles/snomed_icd10.csv).
+"""
+
+import pandera.polars as pa
+import polars as pl
+
+from schemas._types import SEXES
+
+CONDITION_STRUCT = pl.Struct(
+    {
+        "snomed_code": pl.Utf8,
+        "name": pl.Utf8,
+        "icd10cm": pl.Utf8,
+        "icd10_category": pl.Utf8,
+        "kind": pl.Utf8,
+        "onset": pl.Date,
+        "abatement": pl.Date,
+    }
+)
+
+SCHEMA = pa.DataFrameSchema(
+    {
+        "stratum": pa.Column(pl.Utf8, pa.Check.str_matches(r"^[FM]_\d+-\d+$")),
+        "pool_patient_id": pa.Column(pl.Utf8, unique=True),
+        "generator": pa.Column(pl.Utf8, pa.Check.isin(["synthea", "synthea-java"])),
+        "synthea_seed": pa.Column(pl.Int64),
+        "source_file": pa.Column(pl.Utf8),
+        "given_name": pa.Column(pl.Utf8, nullable=True),
+        "family_name": pa.Column(pl.Utf8, nullable=True),
+        "sex": pa.Column(pl.Utf8, pa.Check.isin(SEXES)),
+        "birth_date": pa.Column(pl.Date),
+        "deceased_date": pa.Column(pl.Date, nullable=True),
+        "reference_date": pa.Column(pl.Date),
+        "age_years": pa.Column(pl.Int32, pa.Check.in_range(0, 140)),
+        "marital_status": pa.Column(pl.Utf8, nullable=True),
+        "race": pa.Column(pl.Utf8, nullable=True),
+        "ethnicity": pa.Column(pl.Utf8, nullable=True),
+        "language": pa.Column(pl.Utf8, nullable=True),
+        "city": pa.Column(pl.Utf8, nullable=True),
+        "state": pa.Column(pl.Utf8, nullable=True),
+        "occupation_or_income": pa.Column(pl.Utf8, nullable=True),
+        "conditions": pa.Column(pl.List(CONDITION_STRUCT)),
+    },
+    name="synthea_pool",
+    strict=True,
+    coerce=True,
+)
