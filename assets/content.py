@@ -12,7 +12,7 @@ import polars as pl
 
 from assets._content import result
 from pipelines.content.case_keys import mimic_cases, sicdb_cases
-from pipelines.content.cases import curate, evidence_counts
+from pipelines.content.cases import curate, evidence_counts, thresholds
 from pipelines.content.leakage_guard import audit, case_terms, hits_per_source, scrub_column
 from pipelines.content.partitions import write_empty, write_partition
 from pipelines.content.presentation import mimic_presentations, sicdb_presentations
@@ -76,13 +76,13 @@ def cases(clinverse: ClinverseResource):
     skeleton = warehouse.read("case_skeleton")
     counts = evidence_counts(warehouse.scan("information_units"), warehouse.scan("exam_results"))
     curated = curate(skeleton, warehouse.read_or_empty("skeleton_exclusions"), warehouse.read_or_empty("presentations"),
-                     counts, settings.min_hidden_units, settings.min_exams)
+                     counts, settings.sufficiency)
     kept = warehouse.write("cases", curated.cases)
     excluded = warehouse.write("excluded_cases", curated.excluded)
     by_source = skeleton.group_by("source").len().join(
         curated.cases.group_by("source").len().rename({"len": "kept"}), on="source", how="left").fill_null(0)
     yield dg.MaterializeResult(asset_key="cases", metadata={
-        "rows": kept, "min_hidden_units": settings.min_hidden_units, "min_exams": settings.min_exams,
+        "rows": kept, "sufficiency": ", ".join(f"{s}={k}:{m}" for s, (k, m) in settings.sufficiency.items()),
         "seconds": round(time.perf_counter() - started, 3),
         **{f"kept_fraction_{s}": round(k / n, 4) for s, n, k in by_source.sort("source").iter_rows() if n},
     })
@@ -118,9 +118,10 @@ def cases_account_for_every_candidate(clinverse: ClinverseResource) -> dg.AssetC
     accounted = pl.concat([kept.select("case_id"), excluded.select("case_id")])
     counts = evidence_counts(warehouse.scan("information_units"), warehouse.scan("exam_results"))
     checked = kept.join(counts, on="case_id", how="left", suffix="_published").with_columns(
-        pl.col("n_hidden", "n_units_published", "n_exams_published").fill_null(0))
-    insufficient = checked.filter((pl.col("n_hidden") < settings.min_hidden_units)
-                                  | (pl.col("n_exams_published") < settings.min_exams)).height
+        pl.col("n_hidden", "n_units_published", "n_exams_published").fill_null(0)
+    ).join(thresholds(settings.sufficiency), on="source", how="left")
+    insufficient = checked.filter((pl.col("n_hidden") < pl.col("min_hidden_units"))
+                                  | (pl.col("n_exams_published") < pl.col("min_exams"))).height
     mismatched = checked.filter((pl.col("n_units") != pl.col("n_units_published"))
                                 | (pl.col("n_exams") != pl.col("n_exams_published"))).height
     metadata = {

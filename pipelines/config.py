@@ -20,12 +20,31 @@ ENV_ID_KEY = "CLINVERSE_ID_KEY"
 ENV_SEED = "CLINVERSE_SEED"
 ENV_DATASET = "CLINVERSE_DATASET"  # overrides the dataset label derived from directory names
 ENV_TEST_FRACTION = "CLINVERSE_TEST_FRACTION"
-ENV_MIN_UNITS = "CLINVERSE_MIN_HIDDEN_UNITS"
-ENV_MIN_EXAMS = "CLINVERSE_MIN_EXAMS"
+ENV_SUFFICIENCY = "CLINVERSE_SUFFICIENCY"  # e.g. "mimic_iv=3:3,sicdb=2:3,medqa=1:1" (k hidden units : m exams)
 
 # The demo key is public on purpose: real deployments set CLINVERSE_ID_KEY so that
 # case ids cannot be recomputed from source identifiers by anyone without the key.
 DEMO_ID_KEY = "clinverse-demo-key"
+
+
+# Evidence sufficiency per source: (k hidden information units, m distinct exams). Sources differ
+# in what a case can hold: a MIMIC admission has notes or years of structured history; a SICdb
+# stay has no notes (weight, height, earlier stays); a MedQA vignette has a few sentences.
+DEFAULT_SUFFICIENCY: dict[str, tuple[int, int]] = {"mimic_iv": (3, 3), "sicdb": (2, 3), "medqa": (1, 1)}
+
+
+def parse_sufficiency(text: str) -> dict[str, tuple[int, int]]:
+    """``"mimic_iv=3:3,medqa=1:1"`` over the defaults; a malformed entry is an error, not a guess."""
+    rules = dict(DEFAULT_SUFFICIENCY)
+    for entry in filter(None, (e.strip() for e in text.split(","))):
+        match = re.fullmatch(r"(\w+)=(\d+):(\d+)", entry)
+        if not match or match.group(1) not in rules:
+            raise ValueError(
+                f"{ENV_SUFFICIENCY}: cannot read {entry!r}; write SOURCE=K:M with SOURCE one of "
+                f"{', '.join(rules)}, e.g. mimic_iv=3:3"
+            )
+        rules[match.group(1)] = (int(match.group(2)), int(match.group(3)))
+    return rules
 
 
 def _path(name: str) -> Path | None:
@@ -44,8 +63,7 @@ class Settings:
     seed: int = 0
     dataset: str | None = None
     test_fraction: float = 0.2
-    min_hidden_units: int = 3
-    min_exams: int = 3
+    sufficiency: dict[str, tuple[int, int]] = field(default_factory=lambda: dict(DEFAULT_SUFFICIENCY))
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -61,8 +79,7 @@ class Settings:
             seed=int(os.environ.get(ENV_SEED, "0")),
             dataset=os.environ.get(ENV_DATASET) or None,
             test_fraction=float(os.environ.get(ENV_TEST_FRACTION, "0.2")),
-            min_hidden_units=int(os.environ.get(ENV_MIN_UNITS, "3")),
-            min_exams=int(os.environ.get(ENV_MIN_EXAMS, "3")),
+            sufficiency=parse_sufficiency(os.environ.get(ENV_SUFFICIENCY, "")),
         )
 
     def configured_sources(self) -> list[str]:

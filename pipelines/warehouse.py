@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import time
 import uuid
 from pathlib import Path
@@ -30,6 +31,14 @@ import schemas
 log = logging.getLogger(__name__)
 
 DB_NAME = "clinverse.duckdb"
+
+
+BATCH_SUFFIX = re.compile(r"-\d{5}$")
+
+
+def partition_of(stem: str) -> str:
+    """File stem to partition: ``mimic_notes-00003`` (a batch) -> ``mimic_notes``."""
+    return BATCH_SUFFIX.sub("", stem)
 
 
 class WarehouseError(RuntimeError):
@@ -71,6 +80,14 @@ class Warehouse:
 
     def read_or_empty(self, table: str) -> pl.DataFrame:
         return self.read(table) if self.exists(table) else schemas.empty(table)
+
+    def partition_files(self, table: str, partition: str) -> list[Path]:
+        """A partition's files: ``<partition>.parquet`` or its batches ``<partition>-00000.parquet``..."""
+        return sorted(p for p in self.table_dir(table).glob("*.parquet") if partition_of(p.stem) == partition)
+
+    def read_partition(self, table: str, partition: str) -> pl.DataFrame:
+        files = self.partition_files(table, partition)
+        return pl.read_parquet(files) if files else schemas.empty(table)
 
     def rows(self, table: str) -> int:
         return self.scan(table).select(pl.len()).collect().item() if self.exists(table) else 0

@@ -1,4 +1,5 @@
--- SICdb candidate cases with their cases-table row (weight in grams, 0 = missing; height in cm).
+-- SICdb candidate cases with their cases-table row (weight in grams, 0 = missing; height in cm)
+-- and the labels of the reference ids known on admission (surgical site, referring unit).
 SELECT
     s.case_id,
     s.split,
@@ -11,9 +12,13 @@ SELECT
     c.PatientID AS sicdb_patient_id,
     c.WeightOnAdmission AS weight_g,
     c.HeightOnAdmission AS height_cm,
-    c.OffsetAfterFirstAdmission AS offset_after_first_admission
+    c.OffsetAfterFirstAdmission AS offset_after_first_admission,
+    site.ReferenceValue AS surgical_site,
+    referrer.ReferenceValue AS referring_unit
 FROM read_parquet('{skeleton}') s
 JOIN read_parquet('{provenance}') p USING (case_id)
 JOIN read_parquet('{sicdb_cases}') c ON c.CaseID = p.sicdb_case_id
+LEFT JOIN read_parquet('{d_references}') site ON site.ReferenceGlobalID = c.SurgicalSite
+LEFT JOIN read_parquet('{d_references}') referrer ON referrer.ReferenceGlobalID = c.ReferringUnit
 WHERE s.source = 'sicdb'
 ORDER BY s.case_id

@@ -67,10 +67,8 @@ def medqa_skeleton(questions: pl.DataFrame, id_key: str, dataset: str, test_frac
     # The same question may appear in two files; it is one case.
     judged = judged.unique("case_id", keep="first", maintain_order=True)
     judged = judged.with_columns(
-        pl.when(~pl.col("is_diagnosis")).then(pl.col("selection_reason"))
-        .when(~pl.col("sex").is_in(["F", "M"]) | pl.col("sex").is_null())
-        .then(pl.lit("vignette states no patient sex (F/M) to build a presentation from"))
-        .alias("reason")
+        # A vignette may not state sex ("an 11-year-old child"): the case keeps a null sex.
+        pl.when(~pl.col("is_diagnosis")).then(pl.col("selection_reason")).alias("reason")
     )
     kept = judged.filter(pl.col("reason").is_null())
     skeleton = assign_split(

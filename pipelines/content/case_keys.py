@@ -30,6 +30,7 @@ def sicdb_cases(warehouse: Warehouse) -> pl.DataFrame:
         skeleton=warehouse.table_glob("case_skeleton"),
         provenance=warehouse.table_glob("case_provenance"),
         sicdb_cases=warehouse.table_glob("sicdb_cases"),
+        d_references=warehouse.table_glob("sicdb_d_references"),
     )
     with duckdb.connect() as con:
         return con.sql(query).pl()

@@ -1,9 +1,8 @@
 """Evidence sufficiency and the final ``cases`` / ``excluded_cases`` tables.
 
 A candidate case is kept when a doctor has something to earn: at least ``k`` hidden information
-units (``Settings.min_hidden_units``, env ``CLINVERSE_MIN_HIDDEN_UNITS``) and at least ``m``
-distinct examinations (``Settings.min_exams``, env ``CLINVERSE_MIN_EXAMS``), and it has an opening
-presentation. Otherwise it goes to ``excluded_cases`` with stage ``evidence_sufficiency`` (or
+units and at least ``m`` distinct examinations, per source (``Settings.sufficiency``, env
+``CLINVERSE_SUFFICIENCY``), and it has an opening presentation. Otherwise it goes to ``excluded_cases`` with stage ``evidence_sufficiency`` (or
 ``presentation``) and a reason naming the counts. ``cases`` + ``excluded_cases`` account for every
 skeleton case and every skeleton exclusion.
 """
@@ -34,19 +33,28 @@ def evidence_counts(units: pl.LazyFrame, exams: pl.LazyFrame) -> pl.DataFrame:
     return unit_counts.join(exam_counts, on="case_id", how="full", coalesce=True).collect()
 
 
+def thresholds(sufficiency: dict[str, tuple[int, int]]) -> pl.DataFrame:
+    """The per-source rule as a frame to join on ``source``."""
+    return pl.DataFrame(
+        [(source, k, m) for source, (k, m) in sufficiency.items()],
+        schema={"source": pl.Utf8, "min_hidden_units": pl.Int64, "min_exams": pl.Int64}, orient="row",
+    )
+
+
 def curate(skeleton: pl.DataFrame, skeleton_exclusions: pl.DataFrame, presentations: pl.DataFrame,
-           counts: pl.DataFrame, min_hidden_units: int, min_exams: int) -> Curated:
+           counts: pl.DataFrame, sufficiency: dict[str, tuple[int, int]]) -> Curated:
     """Apply the sufficiency rule (see the module docstring) and build both tables."""
     rows = (
         skeleton.join(counts, on="case_id", how="left")
         .join(presentations.select("case_id", "presentation"), on="case_id", how="left")
+        .join(thresholds(sufficiency), on="source", how="left")
         .with_columns(pl.col("n_units", "n_hidden", "n_exams").fill_null(0))
     )
-    short_units = pl.col("n_hidden") < min_hidden_units
-    short_exams = pl.col("n_exams") < min_exams
+    short_units = pl.col("n_hidden") < pl.col("min_hidden_units")
+    short_exams = pl.col("n_exams") < pl.col("min_exams")
     counts_text = pl.format(
         "{} hidden information unit(s) (at least {} required) and {} examination(s) (at least {} required)",
-        "n_hidden", pl.lit(min_hidden_units), "n_exams", pl.lit(min_exams),
+        "n_hidden", "min_hidden_units", "n_exams", "min_exams",
     )
     rows = rows.with_columns(
         pl.when(pl.col("presentation").is_null()).then(pl.lit("presentation"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -11,9 +10,6 @@ import polars as pl
 
 import schemas
 from pipelines.warehouse import Warehouse
-
-BATCH_SUFFIX = re.compile(r"-\d{5}$")
-
 
 class Written(NamedTuple):
     rows: int
@@ -30,11 +26,6 @@ def write_partition(warehouse: Warehouse, table: str, partition: str, frame: pl.
     rows = warehouse.write(table, frame, partition=partition)
     _remove_stale(warehouse, table, partition, {partition})
     return Written(rows)
-
-
-def partition_of(stem: str) -> str:
-    """``mimic_notes-00003`` -> ``mimic_notes``."""
-    return BATCH_SUFFIX.sub("", stem)
 
 
 def write_batches(warehouse: Warehouse, table: str, partition: str, frames: Iterable[pl.DataFrame],
@@ -64,6 +55,6 @@ def write_query(warehouse: Warehouse, table: str, con: duckdb.DuckDBPyConnection
 
 
 def _remove_stale(warehouse: Warehouse, table: str, partition: str, written: set[str]) -> None:
-    for path in warehouse.table_dir(table).glob("*.parquet"):
-        if partition_of(path.stem) == partition and path.stem not in written:
+    for path in warehouse.partition_files(table, partition):
+        if path.stem not in written:
             path.unlink(missing_ok=True)

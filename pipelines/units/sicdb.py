@@ -3,6 +3,8 @@
 * demographics (``demographic``, disclosed): age (SICdb bins it to 5 years, capped at 90) and sex;
 * weight and height on admission (``measurement``): SICdb stores weight in grams, 0 = missing,
   and height in cm, 0 = missing;
+* how the stay began (``hpi``): the surgical site of the operation that preceded it (or "no
+  operation") and the referring unit, both SICdb reference labels as published (German);
 * earlier ICU stays of the same patient (``pmh``): their main diagnoses (ICD-10-GM, mapped to
   ICD-10-CM at the category and titled in English), never the current primary's category,
   and how many there were.
@@ -31,6 +33,18 @@ def measurement_units(cases: pl.DataFrame) -> pl.DataFrame:
     ])
 
 
+def admission_units(cases: pl.DataFrame) -> pl.DataFrame:
+    """What the patient knows about how this ICU stay began (known on admission, not an outcome)."""
+    site = cases.filter(pl.col("surgical_site").is_not_null())
+    referrer = cases.filter(pl.col("referring_unit").is_not_null())
+    return pl.concat([
+        unit_rows(site, "hpi", pl.format("Operation before this ICU stay (surgical site): {}", "surgical_site"),
+                  pl.lit("sicdb_cases:SurgicalSite"), pl.format("surgical_site:{}", "surgical_site")),
+        unit_rows(referrer, "hpi", pl.format("Referred to intensive care from: {}", "referring_unit"),
+                  pl.lit("sicdb_cases:ReferringUnit"), pl.format("referring_unit:{}", "referring_unit")),
+    ])
+
+
 def prior_stay_units(prior: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
     if prior.is_empty():
         return pl.DataFrame()
@@ -50,5 +64,5 @@ def structured_units(warehouse: Warehouse, cases: pl.DataFrame) -> pl.DataFrame:
     with duckdb.connect() as con:
         con.register("cases", cases.select("case_id", "sicdb_case_id", "sicdb_patient_id", "offset_after_first_admission"))
         prior = con.sql(load("units_sicdb_prior_stays").format(sicdb_cases=warehouse.table_glob("sicdb_cases"))).pl()
-    parts = [demographic_units(cases), prior_stay_units(prior, cases), measurement_units(cases)]
+    parts = [demographic_units(cases), admission_units(cases), prior_stay_units(prior, cases), measurement_units(cases)]
     return finish(pl.concat([p for p in parts if p.height], how="diagonal_relaxed"))

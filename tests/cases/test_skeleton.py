@@ -77,10 +77,10 @@ def test_split_is_per_patient(tmp_path):
 
 SICDB_FILES = {
     "cases.csv.gz": "CaseID,PatientID,AdmissionYear,Sex,AgeOnAdmission,WeightOnAdmission,HeightOnAdmission,ICD10Main,"
-    "ICD10MainText,TimeOfStay,OffsetAfterFirstAdmission,OffsetOfDeath\n"
-    "1,500,2015,735,65,80000,180,I21.0,Akuter transmuraler Myokardinfarkt der Vorderwand,86400,0,\n"
-    "2,501,2016,736,70,0,165,E11.90,Diabetes mellitus Typ 2,3600,0,\n"
-    "3,502,2017,736,55,60000,160,C19.x1,kaputt,3600,0,\n",
+    "ICD10MainText,TimeOfStay,OffsetAfterFirstAdmission,OffsetOfDeath,ReferringUnit,SurgicalSite\n"
+    "1,500,2015,735,65,80000,180,I21.0,Akuter transmuraler Myokardinfarkt der Vorderwand,86400,0,,,2250\n"
+    "2,501,2016,736,70,0,165,E11.90,Diabetes mellitus Typ 2,3600,0,,3041,2250\n"
+    "3,502,2017,736,55,60000,160,C19.x1,kaputt,3600,0,,,\n",
     "d_references.csv.gz": "ReferenceGlobalID,ReferenceValue,ReferenceName,ReferenceUnit\n735,männlich,Sex,\n736,weiblich,Sex,\n",
     "laboratory.csv.gz": "CaseID,LaboratoryID,Offset,LaboratoryValue,LaboratoryType\n1,10,600,1.2,1\n",
 }

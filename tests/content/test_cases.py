@@ -24,7 +24,7 @@ def test_sufficiency_keeps_cases_with_enough_hidden_units_and_exams():
     presentations = pl.DataFrame({"case_id": ids[:3], "presentation": ["A 60-year-old woman."] * 3})
     prior = pl.DataFrame({"case_id": ["c_00000000000000ff"], "source": ["mimic_iv"], "stage": ["case_skeleton"],
                           "reason": ["no diagnoses_icd row with seq_num = 1"]})
-    curated = curate(skeleton, prior, presentations, counts, min_hidden_units=3, min_exams=3)
+    curated = curate(skeleton, prior, presentations, counts, {"mimic_iv": (3, 3), "sicdb": (3, 3), "medqa": (3, 3)})
     assert curated.cases["case_id"].to_list() == [ids[0]]
     row = curated.cases.row(0, named=True)
     assert (row["n_units"], row["n_exams"], row["presentation"]) == (4, 3, "A 60-year-old woman.")

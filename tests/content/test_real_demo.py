@@ -35,7 +35,7 @@ def built(real_demo):
     defaults = Settings(home=warehouse.home)
     curated = curate(skeleton, warehouse.read("skeleton_exclusions"), warehouse.read("presentations"),
                      evidence_counts(warehouse.scan("information_units"), warehouse.scan("exam_results")),
-                     defaults.min_hidden_units, defaults.min_exams)
+                     defaults.sufficiency)
     return warehouse, cases, terms, units, curated
 
 

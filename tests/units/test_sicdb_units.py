@@ -8,6 +8,7 @@ CASES = pl.DataFrame({
     "sex": ["F", "M"], "primary_icd10": ["I21.4", "J18.9"], "primary_icd10_category": ["I21", "J18"],
     "primary_icd10_block": ["I20-I25", "J09-J18"], "sicdb_case_id": [11, 21], "sicdb_patient_id": [1, 2],
     "weight_g": [72000.0, 0.0], "height_cm": [168.0, 0.0], "offset_after_first_admission": [900_000, 0],
+    "surgical_site": ["Herzchirurgie", None], "referring_unit": [None, None],
 })
 
 
@@ -24,7 +25,8 @@ def test_sicdb_units_are_demographics_measurements_and_earlier_stays(tmp_path):
     hidden = dict(first.filter(~pl.col("disclosed")).select("text", "category").iter_rows())
     assert hidden == {"Type 2 diabetes mellitus without complications": "pmh",
                       "Treated in intensive care once before": "pmh",
-                      "Weight: 72.0 kg": "measurement", "Height: 168 cm": "measurement"}
+                      "Weight: 72.0 kg": "measurement", "Height: 168 cm": "measurement",
+                      "Operation before this ICU stay (surgical site): Herzchirurgie": "hpi"}
     # weight and height 0 mean missing; a later stay is not history
     second = units.filter(pl.col("case_id") == "c_0000000000000002")
     assert second.filter(~pl.col("disclosed")).is_empty()

@@ -1,0 +1,61 @@
+"""Text normalisation for the MedQA stages: one canonical form for answer names and titles.
+
+Exam questions mix typographic quotes and dashes, accents (Barré, Ménière), possessive
+eponyms (Cushing's), British spellings and abbreviations in parentheses.  Answer-to-ICD
+lookups compare :func:`norm` forms; finding a name inside visible text is
+``pipelines.leakage.find_mentions``'s job.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+_PUNCT_MAP = str.maketrans(
+    {
+        "\u2018": "'", "\u2019": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"',
+        "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-",
+        "\u00a0": " ", "\u2009": " ", "\u202f": " ",
+        "\u03b1": "alpha", "\u03b2": "beta", "\u03b3": "gamma", "\u03b4": "delta", "\u03ba": "kappa",
+    }
+)
+
+# British -> American stems (ICD-10-CM and most USMLE items spell the American way).
+_SPELLING = (
+    ("haemo", "hemo"), ("haema", "hema"), ("aemia", "emia"), ("oedema", "edema"),
+    ("oesophag", "esophag"), ("diarrhoea", "diarrhea"), ("tumour", "tumor"), ("coeliac", "celiac"),
+    ("paediatr", "pediatr"), ("ischaem", "ischem"), ("oestr", "estr"), ("foetal", "fetal"),
+    ("leukaem", "leukem"), ("haemorrh", "hemorrh"), ("anaesth", "anesth"), ("gynaec", "gynec"),
+    ("orthopaed", "orthoped"), ("faec", "fec"), ("caesar", "cesar"), ("dyspnoea", "dyspnea"),
+)
+_SPELLING_RE = re.compile("|".join(re.escape(a) for a, _ in _SPELLING))
+_SPELLING_MAP = dict(_SPELLING)
+
+
+def ascii_fold(text: str) -> str:
+    """Typographic quotes/dashes to ASCII, Greek letters spelled out, accents dropped."""
+    text = text.translate(_PUNCT_MAP)
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+@lru_cache(maxsize=200_000)
+def norm(text: str) -> str:
+    """Lower-case, ASCII, possessives and punctuation removed, American spelling.
+
+    ``"Guillain–Barré syndrome"`` -> ``"guillain barre syndrome"``,
+    ``"Zenker's diverticulum"`` -> ``"zenker diverticulum"``.
+    """
+    t = ascii_fold(text).lower()
+    t = re.sub(r"(\w)'s\b", r"\1", t)
+    t = re.sub(r"(\w)s'(\s|$)", r"\1s\2", t)
+    t = _SPELLING_RE.sub(lambda m: _SPELLING_MAP[m.group(0)], t)
+    t = re.sub(r"[^a-z0-9+]+", " ", t)
+    return " ".join(t.split())
+
+
+def is_abbreviation(term: str) -> bool:
+    stripped = term.strip()
+    letters = [c for c in stripped if c.isalpha()]
+    return 2 <= len(stripped) <= 8 and bool(letters) and sum(c.isupper() for c in letters) >= max(2, len(letters) - 1)
