@@ -27,6 +27,7 @@ import polars as pl
 import pyarrow.parquet as pq
 
 import schemas
+from sql import load
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +92,15 @@ class Warehouse:
 
     def rows(self, table: str) -> int:
         return self.scan(table).select(pl.len()).collect().item() if self.exists(table) else 0
+
+    def sql(self, name: str, **tables: str) -> str:
+        """sql/<name>.sql with each ``{placeholder}`` bound to a warehouse table's Parquet glob."""
+        return load(name).format(**{placeholder: self.table_glob(table) for placeholder, table in tables.items()})
+
+    def sql_frame(self, name: str, **tables: str) -> pl.DataFrame:
+        """Run sql/<name>.sql (placeholders bound as in :meth:`sql`) on a fresh connection."""
+        with duckdb.connect() as con:
+            return con.sql(self.sql(name, **tables)).pl()
 
     # -- writing -------------------------------------------------------------------
     def write(self, table: str, df: pl.DataFrame, partition: str | None = None) -> int:

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import duckdb
 import polars as pl
 
 import schemas
 from pipelines import icd
 from pipelines.ids import hash_column, unit_fraction
 from pipelines.warehouse import Warehouse
-from sql import load
 
 MIMIC_FILES = ["hosp/admissions.csv.gz", "hosp/patients.csv.gz", "hosp/diagnoses_icd.csv.gz", "hosp/d_icd_diagnoses.csv.gz"]
 SICDB_FILES = ["cases.csv.gz", "d_references.csv.gz"]
@@ -63,14 +61,8 @@ def _names(*columns: str) -> pl.Expr:
 def mimic_skeleton(warehouse: Warehouse, id_key: str, dataset: str, test_fraction: float,
                    discharge_notes: pl.DataFrame | None = None) -> SkeletonParts:
     """Candidate cases from MIMIC-IV admissions (principal diagnosis ``seq_num = 1``)."""
-    query = load("mimic_case_skeleton").format(
-        admissions=warehouse.table_glob("mimic_admissions"),
-        patients=warehouse.table_glob("mimic_patients"),
-        diagnoses_icd=warehouse.table_glob("mimic_diagnoses_icd"),
-        d_icd_diagnoses=warehouse.table_glob("mimic_d_icd_diagnoses"),
-    )
-    with duckdb.connect() as con:
-        raw = con.sql(query).pl()
+    raw = warehouse.sql_frame("mimic_case_skeleton", admissions="mimic_admissions", patients="mimic_patients",
+                              diagnoses_icd="mimic_diagnoses_icd", d_icd_diagnoses="mimic_d_icd_diagnoses")
     raw = raw.with_columns(
         hash_column(pl.col("hadm_id"), id_key, "c_", "case", "mimic_iv").alias("case_id"),
         hash_column(pl.col("subject_id"), id_key, "p_", "patient", "mimic_iv").alias("patient_key"),
@@ -159,11 +151,7 @@ def _sicdb_sex(ref_id: int | None, label: str | None) -> str | None:
 
 def sicdb_skeleton(warehouse: Warehouse, id_key: str, dataset: str, test_fraction: float) -> SkeletonParts:
     """Candidate cases from SICdb ``cases`` (``ICD10Main``, ICD-10-GM matched at the category)."""
-    query = load("sicdb_case_skeleton").format(
-        cases=warehouse.table_glob("sicdb_cases"), d_references=warehouse.table_glob("sicdb_d_references")
-    )
-    with duckdb.connect() as con:
-        raw = con.sql(query).pl()
+    raw = warehouse.sql_frame("sicdb_case_skeleton", cases="sicdb_cases", d_references="sicdb_d_references")
     raw = raw.with_columns(
         pl.struct("sex_reference_id", "sex_reference_value")
         .map_elements(lambda r: _sicdb_sex(r["sex_reference_id"], r["sex_reference_value"]), return_dtype=pl.Utf8)

@@ -20,7 +20,6 @@ import polars as pl
 from pipelines.content.partitions import Written, write_empty, write_query
 from pipelines.exams.catalog import canonical_names, is_exam
 from pipelines.warehouse import Warehouse
-from sql import load
 
 BLOOD = "blood"
 
@@ -64,7 +63,7 @@ def _write(warehouse: Warehouse, partition: str, cases: pl.DataFrame, queries: l
 
 
 def write_labs(warehouse: Warehouse, cases: pl.DataFrame) -> Written:
-    query = load("exams_mimic_labs").format(labevents=warehouse.table_glob("mimic_labevents"))
+    query = warehouse.sql("exams_mimic_labs", labevents="mimic_labevents")
     items = lab_items(warehouse.read("mimic_d_labitems"))
     return _write(warehouse, "mimic_labs", cases, [query], {"lab_items": items})
 
@@ -73,10 +72,10 @@ def write_vitals(warehouse: Warehouse, cases: pl.DataFrame) -> Written:
     """ICU chartevents when staged, and omr measurements taken during the admission."""
     queries, registered = [], {}
     if warehouse.exists("mimic_chartevents") and warehouse.exists("mimic_d_items"):
-        queries.append(load("exams_mimic_vitals").format(chartevents=warehouse.table_glob("mimic_chartevents")))
+        queries.append(warehouse.sql("exams_mimic_vitals", chartevents="mimic_chartevents"))
         registered["vital_items"] = vital_items(warehouse.read("mimic_d_items"))
     if warehouse.exists("mimic_omr"):
-        queries.append(load("exams_mimic_omr").format(omr=warehouse.table_glob("mimic_omr")))
+        queries.append(warehouse.sql("exams_mimic_omr", omr="mimic_omr"))
     if not queries:
         return write_empty(warehouse, "exam_candidates", "mimic_vitals", "neither chartevents nor omr is staged")
     return _write(warehouse, "mimic_vitals", cases, queries, registered)
@@ -85,7 +84,5 @@ def write_vitals(warehouse: Warehouse, cases: pl.DataFrame) -> Written:
 def write_microbiology(warehouse: Warehouse, cases: pl.DataFrame) -> Written:
     if not warehouse.exists("mimic_microbiologyevents"):
         return write_empty(warehouse, "exam_candidates", "mimic_microbiology", "microbiologyevents is not staged")
-    query = load("exams_mimic_microbiology").format(
-        microbiologyevents=warehouse.table_glob("mimic_microbiologyevents")
-    )
+    query = warehouse.sql("exams_mimic_microbiology", microbiologyevents="mimic_microbiologyevents")
     return _write(warehouse, "mimic_microbiology", cases, [query], {})

@@ -57,7 +57,7 @@ def publish(warehouse: Warehouse, terms: CaseTerms) -> Published:
         con.register("dropped_names", dropped)
         con.register("scrubbed_texts", scrubbed)
         rows = warehouse.write_query("exam_results", con, load("exams_results"))
-        counts = con.sql(load("exams_catalog_counts").format(results=warehouse.table_glob("exam_results"))).pl()
+        counts = con.sql(warehouse.sql("exams_catalog_counts", results="exam_results")).pl()
     curated = alias_table().select("exam_name", "kind").unique(subset="exam_name", keep="first", maintain_order=True)
     unused = curated.join(counts, on="exam_name", how="anti").with_columns(
         pl.lit([], pl.List(pl.Utf8)).alias("raw_names"), pl.lit(None, pl.Utf8).alias("loinc"),

@@ -15,7 +15,6 @@ import polars as pl
 from pipelines.content.partitions import Written, write_query
 from pipelines.exams.catalog import is_exam
 from pipelines.warehouse import Warehouse
-from sql import load
 
 
 def lab_names(d_references: pl.DataFrame) -> pl.DataFrame:
@@ -38,7 +37,7 @@ def lab_names(d_references: pl.DataFrame) -> pl.DataFrame:
 
 
 def write_labs(warehouse: Warehouse, cases: pl.DataFrame) -> Written:
-    query = load("exams_sicdb_labs").format(laboratory=warehouse.table_glob("sicdb_laboratory"))
+    query = warehouse.sql("exams_sicdb_labs", laboratory="sicdb_laboratory")
     with duckdb.connect() as con:
         con.register("cases", cases.select("case_id", "sicdb_case_id"))
         con.register("lab_names", lab_names(warehouse.read("sicdb_d_references")))

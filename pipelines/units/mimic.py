@@ -39,7 +39,6 @@ import polars as pl
 from pipelines.units.candidates import finish
 from pipelines.units.coded import demographic_units, diagnosis_units, unit_rows
 from pipelines.warehouse import Warehouse
-from sql import load
 
 MEASUREMENTS = (("blood pressure", "blood pressure"), ("weight", "weight"), ("bmi", "BMI"), ("height", "height"))
 UNKNOWN_VALUES = ("?", "UNKNOWN", "UNABLE TO OBTAIN", "")
@@ -128,16 +127,16 @@ def prior_admission_units(counts: pl.DataFrame) -> pl.DataFrame:
 
 def structured_units(warehouse: Warehouse, cases: pl.DataFrame) -> pl.DataFrame:
     """unit_candidates partition ``mimic_structured`` for ``cases`` (pipelines.content.case_keys.mimic_cases)."""
-    globs = {t: warehouse.table_glob(f"mimic_{t}") for t in ("admissions", "diagnoses_icd", "d_icd_diagnoses")}
+    tables = {t: f"mimic_{t}" for t in ("admissions", "diagnoses_icd", "d_icd_diagnoses")}
     with duckdb.connect() as con:
         con.register("cases", cases.select("case_id", "subject_id", "hadm_id", "admittime"))
-        prior = con.sql(load("units_mimic_prior_diagnoses").format(**globs)).pl()
-        current = con.sql(load("units_mimic_current_diagnoses").format(**globs)).pl()
-        admissions = con.sql(load("units_mimic_prior_admissions").format(**globs)).pl()
-        meds = (con.sql(load("units_mimic_prior_medications").format(
-                    prescriptions=warehouse.table_glob("mimic_prescriptions"), **globs)).pl()
+        prior = con.sql(warehouse.sql("units_mimic_prior_diagnoses", **tables)).pl()
+        current = con.sql(warehouse.sql("units_mimic_current_diagnoses", **tables)).pl()
+        admissions = con.sql(warehouse.sql("units_mimic_prior_admissions", **tables)).pl()
+        meds = (con.sql(warehouse.sql("units_mimic_prior_medications", prescriptions="mimic_prescriptions",
+                                      **tables)).pl()
                 if warehouse.exists("mimic_prescriptions") else pl.DataFrame())
-        omr = (con.sql(load("units_mimic_outpatient_measurements").format(omr=warehouse.table_glob("mimic_omr"))).pl()
+        omr = (con.sql(warehouse.sql("units_mimic_outpatient_measurements", omr="mimic_omr")).pl()
                if warehouse.exists("mimic_omr") else pl.DataFrame())
     # Most recent earlier admission first, so its code represents the category.
     prior = prior.sort("case_id", "coded_at", "icd_code", descending=[False, True, False])

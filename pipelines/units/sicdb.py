@@ -19,7 +19,6 @@ from pipelines import icd
 from pipelines.units.candidates import finish
 from pipelines.units.coded import demographic_units, diagnosis_units, unit_rows
 from pipelines.warehouse import Warehouse
-from sql import load
 
 
 def measurement_units(cases: pl.DataFrame) -> pl.DataFrame:
@@ -63,6 +62,6 @@ def structured_units(warehouse: Warehouse, cases: pl.DataFrame) -> pl.DataFrame:
     """unit_candidates partition ``sicdb_structured`` for ``cases`` (pipelines.content.case_keys.sicdb_cases)."""
     with duckdb.connect() as con:
         con.register("cases", cases.select("case_id", "sicdb_case_id", "sicdb_patient_id", "offset_after_first_admission"))
-        prior = con.sql(load("units_sicdb_prior_stays").format(sicdb_cases=warehouse.table_glob("sicdb_cases"))).pl()
+        prior = con.sql(warehouse.sql("units_sicdb_prior_stays", sicdb_cases="sicdb_cases")).pl()
     parts = [demographic_units(cases), admission_units(cases), prior_stay_units(prior, cases), measurement_units(cases)]
     return finish(pl.concat([p for p in parts if p.height], how="diagonal_relaxed"))
