@@ -1,4 +1,6 @@
-"""case_provenance (restricted): raw source keys behind each case_id. Never exported."""
+"""case_provenance (restricted): raw source keys behind each case_id, under the publishers' own
+column names (MIMIC subject_id / hadm_id / note ids, SICdb CaseID / PatientID, MedQA file, line
+and question hash). Never exported."""
 
 import pandera.polars as pa
 import polars as pl
@@ -12,8 +14,8 @@ SCHEMA = pa.DataFrameSchema(
         "subject_id": pa.Column(pl.Int64, nullable=True),
         "hadm_id": pa.Column(pl.Int64, nullable=True),
         "note_ids": pa.Column(STR_LIST),
-        "sicdb_case_id": pa.Column(pl.Int64, nullable=True),
-        "sicdb_patient_id": pa.Column(pl.Int64, nullable=True),
+        "CaseID": pa.Column(pl.Int64, nullable=True),
+        "PatientID": pa.Column(pl.Int64, nullable=True),
         "medqa_file": pa.Column(pl.Utf8, nullable=True),
         "medqa_line": pa.Column(pl.Int64, nullable=True),
         "medqa_hash": pa.Column(pl.Utf8, nullable=True),

@@ -17,7 +17,7 @@ SELECT
     referrer.ReferenceValue AS referring_unit
 FROM read_parquet('{skeleton}') s
 JOIN read_parquet('{provenance}') p USING (case_id)
-JOIN read_parquet('{sicdb_cases}') c ON c.CaseID = p.sicdb_case_id
+JOIN read_parquet('{sicdb_cases}') c ON c.CaseID = p.CaseID
 LEFT JOIN read_parquet('{d_references}') site ON site.ReferenceGlobalID = c.SurgicalSite
 LEFT JOIN read_parquet('{d_references}') referrer ON referrer.ReferenceGlobalID = c.ReferringUnit
 WHERE s.source = 'sicdb'
