@@ -10,11 +10,11 @@ import time
 import dagster as dg
 import polars as pl
 
-from assets._content import result
+from assets._content import leak_check, result, skip_unconfigured
 from pipelines.content.case_keys import mimic_cases, sicdb_cases
 from pipelines.content.cases import curate, evidence_counts, thresholds
-from pipelines.content.leakage_guard import audit, case_terms, hits_per_source, scrub_column
-from pipelines.content.partitions import write_empty, write_partition
+from pipelines.content.leakage_guard import audit, case_terms, scrub_column
+from pipelines.content.partitions import write_partition
 from pipelines.content.presentation import mimic_presentations, sicdb_presentations
 from pipelines.resources import ClinverseResource
 from pipelines.warehouse import Warehouse
@@ -37,9 +37,11 @@ def _clean_complaints(warehouse: Warehouse, skeleton: pl.DataFrame) -> pl.DataFr
           description="presentations partition mimic_iv: age, sex and chief complaint, else how the patient was admitted.")
 def presentations_mimic_iv(clinverse: ClinverseResource) -> dg.MaterializeResult:
     started = time.perf_counter()
+    skipped = skip_unconfigured(clinverse, ("mimic_iv",), "presentations", "mimic_iv", "MIMIC-IV not configured",
+                                started)
+    if skipped is not None:
+        return skipped
     warehouse = clinverse.warehouse()
-    if "mimic_iv" not in clinverse.settings().configured_sources():
-        return result(write_empty(warehouse, "presentations", "mimic_iv", "MIMIC-IV not configured"), started)
     cases = mimic_cases(warehouse)
     complaints = _clean_complaints(warehouse, warehouse.read("case_skeleton"))
     table = mimic_presentations(cases, complaints)
@@ -51,9 +53,10 @@ def presentations_mimic_iv(clinverse: ClinverseResource) -> dg.MaterializeResult
           description="presentations partition sicdb: age and sex of a patient admitted to intensive care.")
 def presentations_sicdb(clinverse: ClinverseResource) -> dg.MaterializeResult:
     started = time.perf_counter()
+    skipped = skip_unconfigured(clinverse, ("sicdb",), "presentations", "sicdb", "SICdb not configured", started)
+    if skipped is not None:
+        return skipped
     warehouse = clinverse.warehouse()
-    if "sicdb" not in clinverse.settings().configured_sources():
-        return result(write_empty(warehouse, "presentations", "sicdb", "SICdb not configured"), started)
     table = sicdb_presentations(sicdb_cases(warehouse))
     return result(write_partition(warehouse, "presentations", "sicdb", table), started)
 
@@ -97,12 +100,7 @@ def presentations_do_not_leak(clinverse: ClinverseResource) -> dg.AssetCheckResu
     warehouse = clinverse.warehouse()
     table = warehouse.read("cases")
     hits = audit(table, ["presentation"], case_terms(table))
-    per_source = hits_per_source(hits, table.select("case_id", "source"))
-    examples = [f"{c}: {s}" for c, _, _, s in hits.head(10).iter_rows()]
-    return dg.AssetCheckResult(passed=hits.is_empty(), metadata={
-        "hits": hits.height, **{f"hits_{s}": n for s, n in per_source.items()},
-        "examples": dg.MetadataValue.text("\n".join(examples) or "none"),
-    })
+    return leak_check(hits, [f"{c}: {s}" for c, _, _, s in hits.head(10).iter_rows()], table)
 
 
 @dg.asset_check(asset="cases", blocking=True)

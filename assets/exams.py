@@ -12,11 +12,10 @@ import duckdb
 import polars as pl
 
 import schemas
-from assets._content import result
+from assets._content import leak_check, result, skip_unconfigured
 from pipelines.content import notes
 from pipelines.content.case_keys import mimic_cases, sicdb_cases
-from pipelines.content.leakage_guard import audit, case_terms, hits_per_source
-from pipelines.content.partitions import write_empty
+from pipelines.content.leakage_guard import audit, case_terms
 from pipelines.exams import mimic, sicdb
 from pipelines.exams.results import publish
 from pipelines.resources import ClinverseResource
@@ -32,9 +31,11 @@ def _mimic_producer(name: str, partition: str, deps: list[str], write, descripti
               description=description)
     def _produce(clinverse: ClinverseResource) -> dg.MaterializeResult:
         started = time.perf_counter()
+        skipped = skip_unconfigured(clinverse, ("mimic_iv",), "exam_candidates", partition, "MIMIC-IV not configured",
+                                    started)
+        if skipped is not None:
+            return skipped
         warehouse = clinverse.warehouse()
-        if "mimic_iv" not in clinverse.settings().configured_sources():
-            return result(write_empty(warehouse, "exam_candidates", partition, "MIMIC-IV not configured"), started)
         return result(write(warehouse, mimic_cases(warehouse)), started)
 
     return _produce
@@ -55,9 +56,11 @@ exam_candidates_mimic_microbiology = _mimic_producer(
           description="exam_candidates partition mimic_notes: admission physical exam, note vitals, radiology FINDINGS.")
 def exam_candidates_mimic_notes(clinverse: ClinverseResource) -> dg.MaterializeResult:
     started = time.perf_counter()
+    skipped = skip_unconfigured(clinverse, ("mimic_iv", "mimic_note"), "exam_candidates", "mimic_notes",
+                                "MIMIC-IV-Note not configured", started)
+    if skipped is not None:
+        return skipped
     warehouse = clinverse.warehouse()
-    if not {"mimic_iv", "mimic_note"} <= set(clinverse.settings().configured_sources()):
-        return result(write_empty(warehouse, "exam_candidates", "mimic_notes", "MIMIC-IV-Note not configured"), started)
     written, removed = notes.write_exams(warehouse, notes.note_cases(warehouse))
     return result(written, started, leakage_removals=removed)
 
@@ -67,9 +70,10 @@ def exam_candidates_mimic_notes(clinverse: ClinverseResource) -> dg.MaterializeR
           description="exam_candidates partition sicdb_labs: first value per laboratory id, named via d_references.")
 def exam_candidates_sicdb_labs(clinverse: ClinverseResource) -> dg.MaterializeResult:
     started = time.perf_counter()
+    skipped = skip_unconfigured(clinverse, ("sicdb",), "exam_candidates", "sicdb_labs", "SICdb not configured", started)
+    if skipped is not None:
+        return skipped
     warehouse = clinverse.warehouse()
-    if "sicdb" not in clinverse.settings().configured_sources():
-        return result(write_empty(warehouse, "exam_candidates", "sicdb_labs", "SICdb not configured"), started)
     return result(sicdb.write_labs(warehouse, sicdb_cases(warehouse)), started)
 
 
@@ -105,12 +109,7 @@ def exam_results_do_not_leak(clinverse: ClinverseResource) -> dg.AssetCheckResul
     warehouse = clinverse.warehouse()
     skeleton = warehouse.read("case_skeleton")
     hits = audit(warehouse.read("exam_results"), ["exam_name", "value_text"], case_terms(skeleton))
-    per_source = hits_per_source(hits, skeleton.select("case_id", "source"))
-    examples = [f"{c} {col} {t}: {s}" for c, col, t, s in hits.head(10).iter_rows()]
-    return dg.AssetCheckResult(passed=hits.is_empty(), metadata={
-        "hits": hits.height, **{f"hits_{s}": n for s, n in per_source.items()},
-        "examples": dg.MetadataValue.text("\n".join(examples) or "none"),
-    })
+    return leak_check(hits, [f"{c} {col} {t}: {s}" for c, col, t, s in hits.head(10).iter_rows()], skeleton)
 
 
 @dg.asset_check(asset="exam_results", blocking=True)

@@ -14,6 +14,7 @@ import dagster as dg
 import polars as pl
 
 import schemas
+from assets._content import configured, leak_check
 from pipelines.content.partitions import write_partition
 from pipelines.leakage import find_mentions
 from pipelines.medqa.answer_icd import equivalent_names
@@ -64,13 +65,13 @@ def medqa_case_ids(warehouse: Warehouse) -> pl.DataFrame:
 def medqa_content(context: dg.AssetExecutionContext, clinverse: ClinverseResource):
     started = time.perf_counter()
     warehouse = clinverse.warehouse()
-    configured = "medqa" in clinverse.settings().configured_sources()
-    if configured:
+    medqa = configured(clinverse, "medqa")
+    if medqa:
         views = convert_questions(warehouse.read(MEDQA_TABLE), medqa_case_ids(warehouse))
     else:
         views = _skipped_views()
         context.log.info("MedQA not configured: writing empty medqa partitions")
-    skipped = "" if configured else "MedQA not configured"
+    skipped = "" if medqa else "MedQA not configured"
     written = {
         "unit_candidates_medqa": write_partition(warehouse, "unit_candidates", PARTITION, views.unit_candidates),
         "exam_candidates_medqa": write_partition(warehouse, "exam_candidates", PARTITION, views.exam_candidates),
@@ -128,9 +129,7 @@ def medqa_views_name_no_option(clinverse: ClinverseResource) -> dg.AssetCheckRes
     """No MedQA unit, exam result or presentation contains the text of any answer option (the
     correct one or a distractor)."""
     hits = _options_leaking(clinverse.warehouse())
-    examples = [f"{c} {t}.{col}: {term}" for c, t, col, term in hits.head(10).iter_rows()]
-    return dg.AssetCheckResult(passed=hits.is_empty(), metadata={
-        "hits": hits.height, "examples": dg.MetadataValue.text("\n".join(examples) or "none")})
+    return leak_check(hits, [f"{c} {t}.{col}: {term}" for c, t, col, term in hits.head(10).iter_rows()])
 
 
 @dg.asset_check(asset="unit_candidates_medqa", blocking=True)
@@ -150,7 +149,7 @@ def medqa_presentations_hide_the_stem(clinverse: ClinverseResource) -> dg.AssetC
     failures and lack the presentation a case needs), and none repeats the question stem."""
     warehouse = clinverse.warehouse()
     presented = warehouse.read_partition("presentations", PARTITION)
-    if "medqa" not in clinverse.settings().configured_sources():
+    if not configured(clinverse, "medqa"):
         return dg.AssetCheckResult(passed=presented.is_empty(), metadata={"rows": presented.height})
     ids = medqa_case_ids(warehouse).select("case_id", "medqa_hash")
     questions = warehouse.read(MEDQA_TABLE).select("medqa_hash", "question").join(ids, on="medqa_hash")

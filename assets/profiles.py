@@ -14,6 +14,7 @@ from pathlib import Path
 import dagster as dg
 import polars as pl
 
+from assets._content import leak_check
 from pipelines.config import Settings
 from pipelines.content.leakage_guard import audit, case_terms
 from pipelines.profiles.augment import TEXT_COLUMNS, build_profiles
@@ -162,8 +163,4 @@ def profiles_do_not_leak(clinverse: ClinverseResource) -> dg.AssetCheckResult:
     warehouse = clinverse.warehouse()
     text = warehouse.read("profiles").select("case_id", *TEXT_COLUMNS).explode("profile_conditions")
     hits = audit(text, list(TEXT_COLUMNS), case_terms(warehouse.read("cases")))
-    examples = [f"{case} {column}: {snippet}" for case, column, _, snippet in hits.head(10).iter_rows()]
-    return dg.AssetCheckResult(
-        passed=hits.is_empty(),
-        metadata={"hits": hits.height, "examples": dg.MetadataValue.text("\n".join(examples) or "none")},
-    )
+    return leak_check(hits, [f"{case} {column}: {snippet}" for case, column, _, snippet in hits.head(10).iter_rows()])

@@ -12,15 +12,14 @@ import time
 import dagster as dg
 import polars as pl
 
-from assets._content import result
+from assets._content import configured, leak_check, result, skip_unconfigured
 from pipelines.content import notes
 from pipelines.content.case_keys import mimic_cases, sicdb_cases
-from pipelines.content.leakage_guard import audit, case_terms, hits_per_source
-from pipelines.content.partitions import write_empty, write_partition
+from pipelines.content.leakage_guard import audit, case_terms
+from pipelines.content.partitions import write_partition
 from pipelines.resources import ClinverseResource
 from pipelines.units import mimic, sicdb
 from pipelines.units.publish import publish
-from pipelines.warehouse import Warehouse
 
 GROUP = "content"
 SKELETON = ["case_skeleton", "case_provenance"]
@@ -37,7 +36,7 @@ def _cases_per(table: pl.DataFrame) -> int:
 def note_sections(clinverse: ClinverseResource) -> dg.MaterializeResult:
     started = time.perf_counter()
     warehouse = clinverse.warehouse()
-    if not {"mimic_iv", "mimic_note"} <= set(clinverse.settings().configured_sources()):
+    if not configured(clinverse, "mimic_iv", "mimic_note"):
         return result(notes.clear_sections(warehouse, "MIMIC-IV and MIMIC-IV-Note are not both configured"), started)
     cases = notes.note_cases(warehouse)
     written = notes.write_sections(warehouse, cases)
@@ -48,9 +47,11 @@ def note_sections(clinverse: ClinverseResource) -> dg.MaterializeResult:
           description="unit_candidates partition mimic_notes: patient-visible facts of the discharge notes.")
 def unit_candidates_mimic_notes(clinverse: ClinverseResource) -> dg.MaterializeResult:
     started = time.perf_counter()
+    skipped = skip_unconfigured(clinverse, ("mimic_iv", "mimic_note"), "unit_candidates", "mimic_notes",
+                                "MIMIC-IV-Note not configured", started)
+    if skipped is not None:
+        return skipped
     warehouse = clinverse.warehouse()
-    if not {"mimic_iv", "mimic_note"} <= set(clinverse.settings().configured_sources()):
-        return result(write_empty(warehouse, "unit_candidates", "mimic_notes", "MIMIC-IV-Note not configured"), started)
     written, removed = notes.write_units(warehouse, notes.note_cases(warehouse))
     return result(written, started, leakage_removals=removed)
 
@@ -61,9 +62,11 @@ def unit_candidates_mimic_notes(clinverse: ClinverseResource) -> dg.MaterializeR
           description="unit_candidates partition mimic_structured: what the patient knew before the admission.")
 def unit_candidates_mimic_structured(clinverse: ClinverseResource) -> dg.MaterializeResult:
     started = time.perf_counter()
+    skipped = skip_unconfigured(clinverse, ("mimic_iv",), "unit_candidates", "mimic_structured",
+                                "MIMIC-IV not configured", started)
+    if skipped is not None:
+        return skipped
     warehouse = clinverse.warehouse()
-    if "mimic_iv" not in clinverse.settings().configured_sources():
-        return result(write_empty(warehouse, "unit_candidates", "mimic_structured", "MIMIC-IV not configured"), started)
     units = mimic.structured_units(warehouse, mimic_cases(warehouse))
     written = write_partition(warehouse, "unit_candidates", "mimic_structured", units)
     return result(written, started, cases=_cases_per(units),
@@ -74,9 +77,11 @@ def unit_candidates_mimic_structured(clinverse: ClinverseResource) -> dg.Materia
           description="unit_candidates partition sicdb_structured: demographics, weight, height, earlier ICU stays.")
 def unit_candidates_sicdb_structured(clinverse: ClinverseResource) -> dg.MaterializeResult:
     started = time.perf_counter()
+    skipped = skip_unconfigured(clinverse, ("sicdb",), "unit_candidates", "sicdb_structured", "SICdb not configured",
+                                started)
+    if skipped is not None:
+        return skipped
     warehouse = clinverse.warehouse()
-    if "sicdb" not in clinverse.settings().configured_sources():
-        return result(write_empty(warehouse, "unit_candidates", "sicdb_structured", "SICdb not configured"), started)
     units = sicdb.structured_units(warehouse, sicdb_cases(warehouse))
     written = write_partition(warehouse, "unit_candidates", "sicdb_structured", units)
     return result(written, started, cases=_cases_per(units))
@@ -121,21 +126,13 @@ def information_units(clinverse: ClinverseResource):
     })
 
 
-def _audit_units(warehouse: Warehouse) -> tuple[pl.DataFrame, dict[str, int]]:
-    skeleton = warehouse.read("case_skeleton")
-    hits = audit(warehouse.read("information_units"), ["text"], case_terms(skeleton))
-    return hits, hits_per_source(hits, skeleton.select("case_id", "source"))
-
-
 @dg.asset_check(asset="information_units", blocking=True)
 def information_units_do_not_leak(clinverse: ClinverseResource) -> dg.AssetCheckResult:
     """No unit (disclosed or hidden) names the case's diagnosis, an acceptable name, its ICD-10 title or code."""
-    hits, per_source = _audit_units(clinverse.warehouse())
-    examples = [f"{c} {t}: {s}" for c, _, t, s in hits.head(10).iter_rows()]
-    return dg.AssetCheckResult(passed=hits.is_empty(), metadata={
-        "hits": hits.height, **{f"hits_{s}": n for s, n in per_source.items()},
-        "examples": dg.MetadataValue.text("\n".join(examples) or "none"),
-    })
+    warehouse = clinverse.warehouse()
+    skeleton = warehouse.read("case_skeleton")
+    hits = audit(warehouse.read("information_units"), ["text"], case_terms(skeleton))
+    return leak_check(hits, [f"{c} {t}: {s}" for c, _, t, s in hits.head(10).iter_rows()], skeleton)
 
 
 @dg.asset_check(asset="information_units", blocking=True)

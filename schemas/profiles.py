@@ -10,6 +10,7 @@ import pandera.polars as pa
 import polars as pl
 
 from schemas._case_columns import CASE_ID
+from schemas._person_columns import DEMOGRAPHIC_COLUMNS, GENERATOR, NAME_COLUMNS, STRATUM
 from schemas._types import STR_LIST
 
 TRAIT = pa.Column(pl.Float64, pa.Check.in_range(0.0, 1.0))
@@ -17,18 +18,11 @@ TRAIT = pa.Column(pl.Float64, pa.Check.in_range(0.0, 1.0))
 SCHEMA = pa.DataFrameSchema(
     {
         "case_id": CASE_ID,
-        "generator": pa.Column(pl.Utf8, pa.Check.isin(["synthea", "synthea-java"])),
+        "generator": GENERATOR,
         "generator_patient_id": pa.Column(pl.Utf8),
-        "pool_stratum": pa.Column(pl.Utf8, pa.Check.str_matches(r"^[FM]_\d+-\d+$")),
-        "given_name": pa.Column(pl.Utf8, nullable=True),
-        "family_name": pa.Column(pl.Utf8, nullable=True),
-        "marital_status": pa.Column(pl.Utf8, nullable=True),
-        "race": pa.Column(pl.Utf8, nullable=True),
-        "ethnicity": pa.Column(pl.Utf8, nullable=True),
-        "language": pa.Column(pl.Utf8, nullable=True),
-        "city": pa.Column(pl.Utf8, nullable=True),
-        "state": pa.Column(pl.Utf8, nullable=True),
-        "occupation_or_income": pa.Column(pl.Utf8, nullable=True),
+        "pool_stratum": STRATUM,
+        **NAME_COLUMNS,
+        **DEMOGRAPHIC_COLUMNS,
         "profile_conditions": pa.Column(STR_LIST),
         "profile_conditions_icd10": pa.Column(STR_LIST),
         "match_overlap": pa.Column(pl.Int32, pa.Check.ge(0)),

@@ -10,6 +10,7 @@ Patient id; ``profiles.generator_patient_id`` points here.  ``age_years`` is the
 import pandera.polars as pa
 import polars as pl
 
+from schemas._person_columns import DEMOGRAPHIC_COLUMNS, GENERATOR, NAME_COLUMNS, STRATUM
 from schemas._types import SEXES
 
 CONDITION_STRUCT = pl.Struct(
@@ -26,25 +27,18 @@ CONDITION_STRUCT = pl.Struct(
 
 SCHEMA = pa.DataFrameSchema(
     {
-        "stratum": pa.Column(pl.Utf8, pa.Check.str_matches(r"^[FM]_\d+-\d+$")),
+        "stratum": STRATUM,
         "pool_patient_id": pa.Column(pl.Utf8, unique=True),
-        "generator": pa.Column(pl.Utf8, pa.Check.isin(["synthea", "synthea-java"])),
+        "generator": GENERATOR,
         "synthea_seed": pa.Column(pl.Int64),
         "source_file": pa.Column(pl.Utf8),
-        "given_name": pa.Column(pl.Utf8, nullable=True),
-        "family_name": pa.Column(pl.Utf8, nullable=True),
+        **NAME_COLUMNS,
         "sex": pa.Column(pl.Utf8, pa.Check.isin(SEXES)),
         "birth_date": pa.Column(pl.Date),
         "deceased_date": pa.Column(pl.Date, nullable=True),
         "reference_date": pa.Column(pl.Date),
         "age_years": pa.Column(pl.Int32, pa.Check.in_range(0, 140)),
-        "marital_status": pa.Column(pl.Utf8, nullable=True),
-        "race": pa.Column(pl.Utf8, nullable=True),
-        "ethnicity": pa.Column(pl.Utf8, nullable=True),
-        "language": pa.Column(pl.Utf8, nullable=True),
-        "city": pa.Column(pl.Utf8, nullable=True),
-        "state": pa.Column(pl.Utf8, nullable=True),
-        "occupation_or_income": pa.Column(pl.Utf8, nullable=True),
+        **DEMOGRAPHIC_COLUMNS,
         "conditions": pa.Column(pl.List(CONDITION_STRUCT)),
     },
     name="synthea_pool",

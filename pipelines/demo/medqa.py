@@ -16,7 +16,7 @@ from pathlib import Path
 from .diseases import DISEASE_WEIGHTS, DISEASES, COMORBIDITIES, Disease
 from .notes import gender_text, sex_filter
 from .reference import LAB_ITEMS
-from .writer import SafeDict, make_rng
+from .writer import SafeDict, make_rng, weighted
 
 PRESENTATIONS = {
     "stemi": "a 1-hour history of crushing substernal chest pain radiating to the left arm",
@@ -248,16 +248,7 @@ def _options(rng: random.Random, answer: str, distractors: list[str]) -> tuple[d
 
 
 def make_question(rng: random.Random) -> dict:
-    d = None
-    items = [(x, DISEASE_WEIGHTS.get(x.key, 1.0)) for x in DISEASES]
-    total = sum(w for _, w in items)
-    r = rng.random() * total
-    for x, w in items:
-        r -= w
-        if r <= 0:
-            d = x
-            break
-    d = d or DISEASES[-1]
+    d = weighted(rng, [(x, DISEASE_WEIGHTS.get(x.key, 1.0)) for x in DISEASES])
     if d.sex:
         sex = d.sex
     else:

@@ -53,7 +53,7 @@ from .reference import (
     VITAL_ITEMS,
 )
 from .writer import DAY, HOUR, MINUTE, SafeDict, SegmentCsv, clock_12h, day_str, fmt_num, make_rng, scramble, \
-    ts, ts_midnight, year_start
+    ts, ts_midnight, weighted, year_start
 
 # ------------------------------------------------------------------------------------------
 # headers (identical to the real MIMIC-IV v2.2 / MIMIC-IV-Note v2.2 files)
@@ -180,18 +180,6 @@ PROCEDURE_NOTE = {
 ACTIVITIES = ("walking his dog", "shoveling snow", "at rest watching TV", "climbing stairs", "at work", "asleep")
 
 
-def _weighted(rng: random.Random, items) -> object:
-    total = 0.0
-    for _, w in items:
-        total += w
-    x = rng.random() * total
-    for v, w in items:
-        x -= w
-        if x <= 0:
-            return v
-    return items[-1][0]
-
-
 def _draw(rng: random.Random, spec) -> float:
     if len(spec) == 3:
         return spec[0] * math.exp(rng.gauss(0.0, spec[1]))
@@ -240,14 +228,14 @@ def make_patient(rng: random.Random, index: int) -> Patient:
     sex = "F" if rng.random() < 0.5 else "M"
     age = int(min(95, max(18, rng.gauss(62, 17))))
     group, p9 = None, 0.0
-    g = _weighted(rng, [((name, v, p), w) for name, w, v, p in ANCHOR_GROUPS])
+    g = weighted(rng, [((name, v, p), w) for name, w, v, p in ANCHOR_GROUPS])
     group, version, pv = g
     p9 = pv if version == 9 else 0.0
     if version == 10:
         p9 = 0.0
     anchor_year = rng.randint(2110, 2190)
     t0 = year_start(anchor_year) + rng.randrange(300) * DAY
-    planned = _weighted(rng, ((1, 0.72), (2, 0.19), (3, 0.09)))
+    planned = weighted(rng, ((1, 0.72), (2, 0.19), (3, 0.09)))
     height = rng.gauss(69.5 if sex == "M" else 64.0, 2.8)
     bmi = min(55.0, max(16.0, rng.gauss(28.5, 5.5)))
     chronic: list[str] = []
@@ -260,12 +248,12 @@ def make_patient(rng: random.Random, index: int) -> Patient:
             chronic.append(key)
     if bmi >= 40 and "obesity" in chronic:
         chronic[chronic.index("obesity")] = "morbid_obesity"
-    marital = _weighted(rng, (("MARRIED", 0.42), ("SINGLE", 0.3), ("WIDOWED", 0.13 if age > 60 else 0.02),
+    marital = weighted(rng, (("MARRIED", 0.42), ("SINGLE", 0.3), ("WIDOWED", 0.13 if age > 60 else 0.02),
                               ("DIVORCED", 0.1), ("", 0.05)))
     return Patient(
         index=index, subject_id=10_000_000 + index * 97 + rng.randrange(97), sex=sex, birth_year_age=age,
         anchor_year=anchor_year, anchor_group=group, icd_version_p9=p9, planned=planned, t0=t0,
-        height_in=height, bmi=bmi, race=_weighted(rng, RACES), language="ENGLISH" if rng.random() < 0.92 else "?",
+        height_in=height, bmi=bmi, race=weighted(rng, RACES), language="ENGLISH" if rng.random() < 0.92 else "?",
         marital=marital, chronic=chronic, smoker="tobacco" in chronic, etoh="etoh" in chronic,
         sbp_base=rng.gauss(128, 12),
     )
@@ -284,7 +272,7 @@ def choose_disease(rng: random.Random, sex: str, age: int) -> Disease:
         w *= math.exp(-0.5 * z * z) + 0.05
         w *= 2 * (d.female_share if sex == "F" else 1 - d.female_share) + 0.05
         items.append((d, w))
-    return _weighted(rng, items)
+    return weighted(rng, items)
 
 
 # ------------------------------------------------------------------------------------------
@@ -374,10 +362,10 @@ class MimicWriter:
         version = 9 if rng.random() < p.icd_version_p9 else 10
 
         # --- timeline -------------------------------------------------------------------------
-        adm_type = d.admission_type if rng.random() < 0.7 else _weighted(
+        adm_type = d.admission_type if rng.random() < 0.7 else weighted(
             rng, (("EW EMER.", 0.5), ("URGENT", 0.15), ("OBSERVATION ADMIT", 0.15), ("EU OBSERVATION", 0.1),
                   ("DIRECT EMER.", 0.1)))
-        adm_loc = _weighted(rng, ADMIT_LOCATIONS[adm_type])
+        adm_loc = weighted(rng, ADMIT_LOCATIONS[adm_type])
         has_ed = adm_loc in ED_LOCATIONS
         day0 = admit_guess - admit_guess % DAY
         ed_reg = day0 + rng.randrange(DAY)
@@ -442,14 +430,14 @@ class MimicWriter:
         if died:
             disch_loc = "DIED"
         else:
-            disch_loc = _weighted(rng, DISCHARGE_LOCATIONS)
+            disch_loc = weighted(rng, DISCHARGE_LOCATIONS)
             if d.key in ("hip_fx", "stroke") and rng.random() < 0.5:
-                disch_loc = _weighted(rng, (("SKILLED NURSING FACILITY", 0.5), ("REHAB", 0.5)))
+                disch_loc = weighted(rng, (("SKILLED NURSING FACILITY", 0.5), ("REHAB", 0.5)))
         if died:
             p.dod = dischtime
         elif planned_last and age > 70 and rng.random() < 0.08:
             p.dod = dischtime + rng.randint(20, 330) * DAY
-        insurance = "Medicare" if age >= 65 and rng.random() < 0.85 else _weighted(
+        insurance = "Medicare" if age >= 65 and rng.random() < 0.85 else weighted(
             rng, (("Other", 0.7), ("Medicaid", 0.3)))
         self.w["mimic-iv/hosp/admissions.csv.gz"].write((
             sid, hadm, ts(admittime), ts(dischtime), ts(dischtime) if died else "", adm_type,
@@ -684,7 +672,7 @@ class MimicWriter:
                 f"age of 65 .  and there may be kidney disease in those over 65..")
 
     def _outpatient_labs(self, rng, p: Patient, base: dict, admittime: int, dischtime: int) -> None:
-        n = _weighted(rng, ((0, 0.35), (1, 0.4), (2, 0.25)))
+        n = weighted(rng, ((0, 0.35), (1, 0.4), (2, 0.25)))
         times = [admittime - rng.randint(20, 400) * DAY for _ in range(n)]
         if rng.random() < 0.25:
             times.append(dischtime + rng.randint(7, 21) * DAY)
@@ -875,7 +863,7 @@ class MimicWriter:
             self.w["mimic-iv/hosp/prescriptions.csv.gz"].write_many(rows)
 
     def _omr(self, rng, p: Patient, admittime: int) -> None:
-        n = _weighted(rng, ((0, 0.25), (1, 0.35), (2, 0.25), (3, 0.15)))
+        n = weighted(rng, ((0, 0.25), (1, 0.35), (2, 0.25), (3, 0.15)))
         rows = []
         start = max(p.last_discharge, admittime - 720 * DAY)
         dates = sorted(start + rng.randrange(max(1, (admittime - start) // DAY - 2)) * DAY for _ in range(n))

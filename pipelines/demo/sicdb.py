@@ -33,7 +33,7 @@ from .reference import (
     SIC_SURGICAL_SITES,
     SIC_UNITS,
 )
-from .writer import DAY, HOUR, MINUTE, CsvGz, SegmentCsv, make_rng, scramble
+from .writer import DAY, HOUR, MINUTE, CsvGz, SegmentCsv, make_rng, scramble, weighted
 
 CASES_HEADER = (
     "CaseID", "PatientID", "AdmissionYear", "TimeOfStay", "ICUOffset", "saps3", "HospitalDischargeType",
@@ -69,16 +69,6 @@ def _icu_diseases() -> list[tuple[Disease, float]]:
             w = 0.1 + d.icu_prob
         out.append((d, w))
     return out
-
-
-def _weighted(rng: random.Random, items):
-    total = sum(w for _, w in items)
-    x = rng.random() * total
-    for v, w in items:
-        x -= w
-        if x <= 0:
-            return v
-    return items[-1][0]
 
 
 def plan_sicdb(seed: int, n_cases: int) -> list[tuple[int, int, int]]:
@@ -128,12 +118,12 @@ def sicdb_chunk(segdir: Path, seed: int, patients: list[tuple[int, int, int]]) -
                 text = "" if code == "" else rng.choice(("Sonstige", "Bösartige Neubildung", "unbekannt"))
                 d = None
             elif rng.random() < 0.28:
-                code, text, site, _ = _weighted(rng, [(x, x[3]) for x in SIC_EXTRA_DIAGNOSES])
+                code, text, site, _ = weighted(rng, [(x, x[3]) for x in SIC_EXTRA_DIAGNOSES])
                 if site:
                     surgical_site = _SITE_IDS.get(site, 2250)
                 d = None
             else:
-                d = _weighted(rng, diseases)
+                d = weighted(rng, diseases)
                 code, text = d.gm
                 if d.service in ("SURGERY", "ORTHOPAEDICS"):
                     surgical_site = {"appendicitis": 2211, "cholecystitis": 2225, "sbo": 2211,

@@ -70,24 +70,32 @@ def scramble(n: int, base: int, modulus: int = 89_999_999, mult: int = 7_919_123
     return base + (n * mult) % modulus
 
 
+def weighted(rng: random.Random, items):
+    """The value of one ``(value, weight)`` pair of ``items`` (a sequence), drawn by weight."""
+    total = 0.0
+    for _, w in items:
+        total += w
+    x = rng.random() * total
+    for v, w in items:
+        x -= w
+        if x <= 0:
+            return v
+    return items[-1][0]
+
+
 def fmt_num(x: float, decimals: int) -> str:
     if decimals <= 0:
         return str(int(round(x)))
     return f"{x:.{decimals}f}"
 
 
-class CsvGz:
-    """A gzip CSV file written row by row: header row, ``\\n`` line ends, minimal quoting, gzip mtime 0."""
+class _CsvRows:
+    """CSV rows (``\\n`` line ends, minimal quoting) into a binary stream, counted in ``rows``."""
 
-    def __init__(self, path: Path, header: tuple[str, ...] | list[str], level: int = COMPRESSLEVEL):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path = path
-        self._raw = open(path, "wb")
-        self._gz = gzip.GzipFile(filename="", mode="wb", fileobj=self._raw, compresslevel=level, mtime=0)
-        self._txt = io.TextIOWrapper(self._gz, encoding="utf-8", newline="")
+    def _open_csv(self, binary) -> None:
+        self._txt = io.TextIOWrapper(binary, encoding="utf-8", newline="")
         self._txt._CHUNK_SIZE = 1 << 16  # fewer, larger compress calls
         self._w = csv.writer(self._txt, lineterminator="\n")
-        self._w.writerow(header)
         self.rows = 0
 
     def write(self, row) -> None:
@@ -97,6 +105,18 @@ class CsvGz:
     def write_many(self, rows: list) -> None:
         self._w.writerows(rows)
         self.rows += len(rows)
+
+
+class CsvGz(_CsvRows):
+    """A gzip CSV file written row by row: header row, ``\\n`` line ends, minimal quoting, gzip mtime 0."""
+
+    def __init__(self, path: Path, header: tuple[str, ...] | list[str], level: int = COMPRESSLEVEL):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._raw = open(path, "wb")
+        self._gz = gzip.GzipFile(filename="", mode="wb", fileobj=self._raw, compresslevel=level, mtime=0)
+        self._open_csv(self._gz)
+        self._w.writerow(header)
 
     def close(self) -> None:
         self._txt.flush()
@@ -173,7 +193,7 @@ class _DeflateSink(io.RawIOBase):
         self._f.close()
 
 
-class SegmentCsv:
+class SegmentCsv(_CsvRows):
     """CSV rows (no header) into one raw-deflate segment; :meth:`close` returns (path, crc, length, rows)."""
 
     def __init__(self, path: Path, level: int = COMPRESSLEVEL):
@@ -181,18 +201,7 @@ class SegmentCsv:
         self.path = path
         self._sink = _DeflateSink(path, level)
         self._buf = io.BufferedWriter(self._sink, buffer_size=1 << 16)
-        self._txt = io.TextIOWrapper(self._buf, encoding="utf-8", newline="")
-        self._txt._CHUNK_SIZE = 1 << 16
-        self._w = csv.writer(self._txt, lineterminator="\n")
-        self.rows = 0
-
-    def write(self, row) -> None:
-        self._w.writerow(row)
-        self.rows += 1
-
-    def write_many(self, rows: list) -> None:
-        self._w.writerows(rows)
-        self.rows += len(rows)
+        self._open_csv(self._buf)
 
     def write_text(self, text: str) -> None:
         self._txt.write(text)
@@ -204,6 +213,18 @@ class SegmentCsv:
         self._buf.detach()
         self._sink.finish()
         return str(self.path), self._sink.crc, self._sink.length, self.rows
+
+
+def _append_file(f, segment: str, remove: bool) -> None:
+    """Copy the file ``segment`` onto the open binary file ``f`` in 1 MiB blocks; delete it if ``remove``."""
+    with open(segment, "rb") as s:
+        while True:
+            block = s.read(1 << 20)
+            if not block:
+                break
+            f.write(block)
+    if remove:
+        Path(segment).unlink()
 
 
 def header_segment(header, level: int = COMPRESSLEVEL) -> tuple[bytes, int, int]:
@@ -227,16 +248,9 @@ def assemble_gzip(path: Path, head: tuple[bytes, int, int] | None, segments: lis
             f.write(data)
             crc, total = c, n
         for seg_path, c, n, _rows in segments:
-            with open(seg_path, "rb") as s:
-                while True:
-                    block = s.read(1 << 20)
-                    if not block:
-                        break
-                    f.write(block)
+            _append_file(f, seg_path, remove)
             crc = crc32_combine(crc, c, n)
             total += n
-            if remove:
-                Path(seg_path).unlink()
         f.write(zlib.compressobj(level, zlib.DEFLATED, -15, 9).flush(zlib.Z_FINISH))
         f.write(struct.pack("<II", crc & 0xFFFFFFFF, total & 0xFFFFFFFF))
 
@@ -245,14 +259,7 @@ def assemble_text(path: Path, segments: list[str], remove: bool = True) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as f:
         for seg in segments:
-            with open(seg, "rb") as s:
-                while True:
-                    block = s.read(1 << 20)
-                    if not block:
-                        break
-                    f.write(block)
-            if remove:
-                Path(seg).unlink()
+            _append_file(f, seg, remove)
 
 
 class JsonlWriter:
