@@ -112,10 +112,16 @@ def build(settings: config.Settings, select: str | None = None, show_progress: b
 
 def _build(args: argparse.Namespace) -> int:
     from pipelines.runner import BuildFailed
+    from pipelines.sources.errors import location_problems
     from pipelines.warehouse import Warehouse
 
     _configure(args)
     settings = _ensure_sources(config.Settings.from_env(), args.admissions)
+    problems = location_problems(settings)
+    if problems:
+        for problem in problems:
+            console.print(f"[bold red]source not found[/]: {problem}")
+        return 2
     console.print(f"[bold]building[/] {', '.join(settings.configured_sources())} into {settings.home}")
     try:
         reports = build(settings, args.select)

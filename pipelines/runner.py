@@ -125,8 +125,9 @@ def _failure_message(result: dg.ExecuteInProcessResult, report: StageReport) -> 
     for event in result.all_events:
         if event.event_type == DagsterEventType.STEP_FAILURE:
             error = event.step_failure_data.error
-            cause = error.cause.message if error and error.cause else ""
-            lines.append(f"{event.step_key} failed: {(error.message if error else '').strip()} {cause.strip()}".strip())
+            # The user's error is the cause; Dagster's wrapper only says which op raised it.
+            root = (error.cause or error) if error else None
+            lines.append(f"{event.step_key} failed: {root.message.strip() if root else 'no error recorded'}")
     failed_checks = [name for name, ok in report.checks.items() if not ok]
     if failed_checks:
         lines.append("blocking checks failed: " + ", ".join(failed_checks))

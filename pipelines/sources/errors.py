@@ -19,3 +19,18 @@ FLAGS = {
 
 def hint(setting: str) -> str:
     return where(setting, FLAGS.get(setting, ""))
+
+
+def location_problems(settings) -> list[str]:
+    """Configured source locations that do not exist, checked before a build starts so that one
+    clear message replaces a failure per staging table."""
+    problems = [
+        f"{setting}={where} is not a directory; {hint(setting)}"
+        for setting, where in (("CLINVERSE_MIMIC_IV_DIR", settings.mimic_iv_dir),
+                               ("CLINVERSE_MIMIC_NOTE_DIR", settings.mimic_note_dir),
+                               ("CLINVERSE_SICDB_DIR", settings.sicdb_dir))
+        if where is not None and not where.is_dir()
+    ]
+    problems += [f"CLINVERSE_MEDQA_PATH names {p}, which is not a file; {hint('CLINVERSE_MEDQA_PATH')}"
+                 for p in settings.medqa_paths if not p.is_file()]
+    return problems

@@ -1,0 +1,45 @@
+import json
+
+import polars as pl
+
+from pipelines.cli import main
+from pipelines.warehouse import Warehouse
+
+
+def test_build_stops_before_starting_when_a_source_directory_is_missing(tmp_path, capsys, monkeypatch):
+    for name in ("CLINVERSE_MIMIC_NOTE_DIR", "CLINVERSE_SICDB_DIR", "CLINVERSE_MEDQA_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    code = main(["build", "--mimic-iv", str(tmp_path / "nowhere"), "--home", str(tmp_path / "home")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "CLINVERSE_MIMIC_IV_DIR" in err and "nowhere" in err and "--mimic-iv" in err
+
+
+def test_query_formats(tmp_path, capsys):
+    wh = Warehouse(tmp_path)
+    wh.write("excluded_cases", pl.DataFrame({"case_id": ["c_0000000000000001"], "source": ["sicdb"],
+                                             "stage": ["icd_normalisation"], "reason": ["ICD10Main C19.x1 ..."]}))
+    sql = "SELECT source, stage FROM excluded_cases"
+    assert main(["query", "--home", str(tmp_path), "--format", "csv", sql]) == 0
+    assert capsys.readouterr().out.splitlines() == ["source,stage", "sicdb,icd_normalisation"]
+    assert main(["query", "--home", str(tmp_path), "--format", "json", sql]) == 0
+    assert json.loads(capsys.readouterr().out) == [{"source": "sicdb", "stage": "icd_normalisation"}]
+    assert main(["query", "--home", str(tmp_path), sql]) == 0
+    assert "icd_normalisation" in capsys.readouterr().out
+
+
+def test_query_reports_bad_sql_and_missing_warehouse(tmp_path, capsys):
+    assert main(["query", "--home", str(tmp_path / "none"), "SELECT 1"]) == 2
+    assert "clinverse build" in capsys.readouterr().err
+    Warehouse(tmp_path).write("excluded_cases", pl.DataFrame(
+        {"case_id": ["c_0000000000000001"], "source": ["sicdb"], "stage": ["s"], "reason": ["r"]}))
+    assert main(["query", "--home", str(tmp_path), "SELECT nope FROM excluded_cases"]) == 1
+    assert "query failed" in capsys.readouterr().err
+
+
+def test_demo_data_writes_every_source_layout(tmp_path):
+    assert main(["demo-data", str(tmp_path), "--admissions", "20", "--seed", "3"]) == 0
+    for path in ("mimic-iv/hosp/admissions.csv.gz", "mimic-iv/icu/chartevents.csv.gz",
+                 "mimic-iv-note/note/discharge.csv.gz", "sicdb/cases.csv.gz"):
+        assert (tmp_path / path).stat().st_size > 0, path
+    assert list((tmp_path / "medqa").glob("*.jsonl"))
