@@ -65,7 +65,6 @@ class Settings:
     dataset: str | None = None
     test_fraction: float = 0.2
     sufficiency: dict[str, tuple[int, int]] = field(default_factory=lambda: dict(DEFAULT_SUFFICIENCY))
-    extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_env(cls) -> "Settings":

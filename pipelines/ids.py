@@ -17,10 +17,6 @@ def case_id(key: str, source: str, source_key: object) -> str:
     return "c_" + keyed_hash(key, "case", source, source_key)
 
 
-def patient_key(key: str, source: str, patient: object) -> str:
-    return "p_" + keyed_hash(key, "patient", source, patient)
-
-
 def unit_id(case: str, *parts: object) -> str:
     """Unit ids hash the (already keyed) case id with the unit's content and position."""
     return "u_" + hashlib.sha256("\x1f".join(map(str, (case, *parts))).encode()).hexdigest()[:16]

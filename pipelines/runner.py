@@ -37,11 +37,6 @@ class StageReport:
 ProgressFn = Callable[[str, int, int, str], None]  # (stage label, steps done, steps total, current step)
 
 
-def _step_keys(defs: dg.Definitions, selection: dg.AssetSelection) -> set[dg.AssetKey]:
-    graph = defs.resolve_asset_graph()
-    return selection.resolve(graph)
-
-
 def plan(defs: dg.Definitions, selection: dg.AssetSelection,
          partitions_for: Callable[[dg.AssetKey], list[str]]) -> Iterator[tuple[str, dg.AssetSelection, str | None]]:
     """Yield (label, selection, partition) stages. Partitions are asked for only when their stage
@@ -67,7 +62,7 @@ def plan(defs: dg.Definitions, selection: dg.AssetSelection,
 def run_stage(defs: dg.Definitions, label: str, selection: dg.AssetSelection, partition: str | None,
               instance: DagsterInstance, progress: ProgressFn | None = None) -> StageReport:
     assets = list(defs.assets or []) + list(defs.asset_checks or [])
-    total = len(_step_keys(defs, selection))
+    total = len(selection.resolve(defs.resolve_asset_graph()))
     outcome: dict = {}
 
     def work() -> None:

@@ -123,9 +123,6 @@ class Warehouse:
         self._ensure_view(table)
         return pq.ParquetFile(target).metadata.num_rows
 
-    def drop_partition(self, table: str, partition: str) -> None:
-        self._target(table, partition).unlink(missing_ok=True)
-
     def _target(self, table: str, partition: str | None) -> Path:
         folder = self.table_dir(table)
         folder.mkdir(parents=True, exist_ok=True)

@@ -13,21 +13,6 @@ from functools import cache
 import pandera.polars as pa
 import polars as pl
 
-CURATED_TABLES = (
-    "rejects",
-    "case_skeleton",
-    "case_provenance",
-    "cases",
-    "excluded_cases",
-    "note_sections",
-    "information_units",
-    "leakage_removals",
-    "exam_results",
-    "exam_catalog",
-    "synthea_pool",
-    "profiles",
-)
-
 
 class ContractError(ValueError):
     """A table does not satisfy its schema; the message names table, column and failing check."""
