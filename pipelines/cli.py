@@ -154,6 +154,16 @@ def _print_summary(warehouse) -> None:
     out.print(f'query it: clinverse query --home {warehouse.home} "SELECT * FROM cases LIMIT 5"')
 
 
+def _json_nested(frame):
+    """CSV has no lists or structs: write them as JSON text (e.g. acceptable_names)."""
+    import polars as pl
+
+    nested = [name for name, dtype in frame.schema.items() if dtype.is_nested()]
+    return frame.with_columns(
+        pl.Series(name, [json.dumps(v, default=str) for v in frame[name].to_list()], dtype=pl.Utf8) for name in nested
+    )
+
+
 def _query(args: argparse.Namespace) -> int:
     from pipelines.warehouse import Warehouse, WarehouseError
 
@@ -167,7 +177,7 @@ def _query(args: argparse.Namespace) -> int:
         console.print(f"[bold red]query failed[/]: {exc}")
         return 1
     if args.format == "csv":
-        sys.stdout.write(frame.write_csv())
+        sys.stdout.write(_json_nested(frame).write_csv())
     elif args.format == "json":
         sys.stdout.write(json.dumps(frame.to_dicts(), default=str, indent=1) + "\n")
     else:

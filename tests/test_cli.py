@@ -43,3 +43,11 @@ def test_demo_data_writes_every_source_layout(tmp_path):
                  "mimic-iv-note/note/discharge.csv.gz", "sicdb/cases.csv.gz"):
         assert (tmp_path / path).stat().st_size > 0, path
     assert list((tmp_path / "medqa").glob("*.jsonl"))
+
+
+def test_csv_writes_lists_as_json(tmp_path, capsys):
+    Warehouse(tmp_path).write("excluded_cases", pl.DataFrame(
+        {"case_id": ["c_0000000000000001"], "source": ["sicdb"], "stage": ["s"], "reason": ["r"]}))
+    assert main(["query", "--home", str(tmp_path), "--format", "csv",
+                 "SELECT ['a', 'b'] AS names, {'k': 1} AS s FROM excluded_cases"]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == '"[""a"", ""b""]","{""k"": 1}"'
