@@ -61,7 +61,7 @@ def exam_candidates_mimic_notes(clinverse: ClinverseResource) -> dg.MaterializeR
     if skipped is not None:
         return skipped
     warehouse = clinverse.warehouse()
-    written, removed = notes.write_exams(warehouse, notes.note_cases(warehouse))
+    written, removed = notes.write_exams(warehouse, notes.note_cases(warehouse), workers=clinverse.settings().workers)
     return result(written, started, leakage_removals=removed)
 
 

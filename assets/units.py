@@ -39,7 +39,7 @@ def note_sections(clinverse: ClinverseResource) -> dg.MaterializeResult:
     if not configured(clinverse, "mimic_iv", "mimic_note"):
         return result(notes.clear_sections(warehouse, "MIMIC-IV and MIMIC-IV-Note are not both configured"), started)
     cases = notes.note_cases(warehouse)
-    written = notes.write_sections(warehouse, cases)
+    written = notes.write_sections(warehouse, cases, workers=clinverse.settings().workers)
     return result(written, started, notes=cases.height, cases=_cases_per(cases))
 
 
@@ -52,7 +52,7 @@ def unit_candidates_mimic_notes(clinverse: ClinverseResource) -> dg.MaterializeR
     if skipped is not None:
         return skipped
     warehouse = clinverse.warehouse()
-    written, removed = notes.write_units(warehouse, notes.note_cases(warehouse))
+    written, removed = notes.write_units(warehouse, notes.note_cases(warehouse), workers=clinverse.settings().workers)
     return result(written, started, leakage_removals=removed)
 
 

@@ -21,6 +21,7 @@ ENV_SEED = "CLINVERSE_SEED"
 ENV_DATASET = "CLINVERSE_DATASET"  # overrides the dataset label derived from directory names
 ENV_TEST_FRACTION = "CLINVERSE_TEST_FRACTION"
 ENV_SUFFICIENCY = "CLINVERSE_SUFFICIENCY"  # e.g. "mimic_iv=3:3,sicdb=2:3,medqa=1:1" (k hidden units : m exams)
+ENV_WORKERS = "CLINVERSE_WORKERS"  # processes for the note NLP (default: the CPUs this process may use)
 
 # The demo key is public on purpose: real deployments set CLINVERSE_ID_KEY so that
 # case ids cannot be recomputed from source identifiers by anyone without the key.
@@ -48,6 +49,24 @@ def parse_sufficiency(text: str) -> dict[str, tuple[int, int]]:
     return rules
 
 
+def default_workers() -> int:
+    """The CPUs this process may run on (its affinity mask, else ``os.cpu_count()``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - non-Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def parse_workers(text: str) -> int:
+    """``CLINVERSE_WORKERS``: a positive integer; empty means :func:`default_workers`."""
+    text = text.strip()
+    if not text:
+        return default_workers()
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"{ENV_WORKERS}: cannot read {text!r}; write a positive number of processes, e.g. 4")
+    return int(text)
+
+
 def _path(name: str) -> Path | None:
     value = os.environ.get(name, "").strip()
     return Path(value).expanduser().resolve() if value else None
@@ -65,6 +84,7 @@ class Settings:
     dataset: str | None = None
     test_fraction: float = 0.2
     sufficiency: dict[str, tuple[int, int]] = field(default_factory=lambda: dict(DEFAULT_SUFFICIENCY))
+    workers: int = field(default_factory=default_workers)  # note NLP processes; outputs do not depend on it
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -80,6 +100,7 @@ class Settings:
             dataset=os.environ.get(ENV_DATASET) or None,
             test_fraction=float(os.environ.get(ENV_TEST_FRACTION, "0.2")),
             sufficiency=parse_sufficiency(os.environ.get(ENV_SUFFICIENCY, "")),
+            workers=parse_workers(os.environ.get(ENV_WORKERS, "")),
         )
 
     def configured_sources(self) -> list[str]:

@@ -1,6 +1,6 @@
 import pytest
 
-from pipelines.config import DEFAULT_SUFFICIENCY, Settings, parse_sufficiency
+from pipelines.config import DEFAULT_SUFFICIENCY, Settings, default_workers, parse_sufficiency, parse_workers
 
 
 def test_sufficiency_overrides_only_the_named_sources():
@@ -24,3 +24,17 @@ def test_settings_read_sources_from_the_environment(monkeypatch, tmp_path):
     assert settings.configured_sources() == ["sicdb", "medqa"]
     assert len(settings.medqa_paths) == 2
     assert settings.dataset_label("sicdb", settings.sicdb_dir) == "sicdb-1.0.6"
+
+
+def test_workers_come_from_the_environment_and_default_to_the_cpus(monkeypatch, tmp_path):
+    monkeypatch.setenv("CLINVERSE_HOME", str(tmp_path))
+    monkeypatch.setenv("CLINVERSE_WORKERS", "3")
+    assert Settings.from_env().workers == 3
+    monkeypatch.delenv("CLINVERSE_WORKERS")
+    assert Settings.from_env().workers == default_workers() >= 1
+
+
+@pytest.mark.parametrize("text", ["0", "-2", "two", "1.5"])
+def test_malformed_workers_is_an_error_naming_the_variable(text):
+    with pytest.raises(ValueError, match="CLINVERSE_WORKERS"):
+        parse_workers(text)

@@ -7,11 +7,22 @@ of :data:`NOTES_PER_BATCH` through ``pipelines.notes.section_notes`` (medspaCy `
 each batch is written as its own file (``note_sections/notes-00000.parquet``, ...). Units and
 findings are then derived batch by batch from those files. ``note_sections`` holds note text
 and is internal, like ``case_provenance``: it must not be exported.
+
+The per-batch NLP runs in ``workers`` processes (``Settings.workers``, env ``CLINVERSE_WORKERS``):
+a ``spawn`` pool whose workers each build the medspaCy pipeline once, fed a bounded window of
+batches and read back in batch order (:func:`_ordered_map`), so the files, their order and their
+rows are the same whatever the worker count. One worker, or a single batch, runs in this process.
+Each task gets only its batch and the links (and radiology detail) of the batch's notes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import multiprocessing
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from itertools import chain, islice
+from typing import TypeVar
 
 import duckdb
 import polars as pl
@@ -27,6 +38,64 @@ from sql import load
 NOTES_PER_BATCH = 2000
 SECTIONS = "note_sections"
 REMOVALS = "leakage_removals"
+IN_FLIGHT_PER_WORKER = 2  # batches submitted ahead per worker: keeps workers busy, bounds memory
+
+T = TypeVar("T")
+
+
+def _init_worker() -> None:
+    build_nlp()  # once per worker process (cached), not once per batch
+
+
+def _ordered_map(fn: Callable[..., T], tasks: Iterable[tuple], workers: int) -> Iterator[T]:
+    """``fn(*task)`` for every task, yielded in task order.
+
+    With ``workers > 1`` and more than one task, the calls run in a ``spawn`` process pool (the CLI
+    runs a progress thread, so ``fork`` is unsafe) with at most ``IN_FLIGHT_PER_WORKER * workers``
+    tasks submitted and not yet yielded: tasks are read lazily, never all at once. ``fn`` must be a
+    module-level function and tasks and results picklable.
+    """
+    tasks = iter(tasks)
+    head = list(islice(tasks, 2))
+    if workers <= 1 or len(head) < 2:
+        for task in chain(head, tasks):
+            yield fn(*task)
+        return
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_init_worker)
+    pending: deque[Future[T]] = deque()
+    try:
+        for task in chain(head, tasks):
+            pending.append(pool.submit(fn, *task))
+            if len(pending) >= IN_FLIGHT_PER_WORKER * workers:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _of_notes(frame: pl.DataFrame | None, sections: pl.DataFrame) -> pl.DataFrame | None:
+    """The rows of ``frame`` (links or radiology detail) about the notes of ``sections``: what one
+    batch's units or findings read of it (both join or look up by note_id), so tasks stay small."""
+    if frame is None:
+        return None
+    return frame.filter(pl.col("note_id").is_in(sections["note_id"].unique().implode()))
+
+
+def _sections_task(notes: pl.DataFrame) -> pl.DataFrame:
+    return section_notes(notes, build_nlp())
+
+
+def _units_task(sections: pl.DataFrame, links: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    found, removals = note_units(sections, links, build_nlp())
+    return found.with_columns(pl.lit(None, pl.Utf8).alias("concept")), removals
+
+
+def _exams_task(sections: pl.DataFrame, links: pl.DataFrame,
+                detail: pl.DataFrame | None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    found, removals = exam_findings_and_removals(sections, links, detail, build_nlp())
+    return found.with_columns(pl.col("exam_name").alias("raw_name"), pl.lit(None, pl.Utf8).alias("loinc")), removals
 
 
 def note_cases(warehouse: Warehouse) -> pl.DataFrame:
@@ -62,12 +131,10 @@ def _note_batches(warehouse: Warehouse, links: pl.DataFrame) -> Iterator[pl.Data
                 yield frame
 
 
-def write_sections(warehouse: Warehouse, links: pl.DataFrame) -> Written:
+def write_sections(warehouse: Warehouse, links: pl.DataFrame, workers: int = 1) -> Written:
     """``note_sections`` for the notes in ``links`` (:func:`note_cases`), one file per batch."""
-    nlp = build_nlp()
-    return write_batches(warehouse, SECTIONS, "notes",
-                         (section_notes(batch, nlp) for batch in _note_batches(warehouse, links)),
-                         empty=pl.DataFrame(schema=SECTIONS_SCHEMA))
+    sectioned = _ordered_map(_sections_task, ((batch,) for batch in _note_batches(warehouse, links)), workers)
+    return write_batches(warehouse, SECTIONS, "notes", sectioned, empty=pl.DataFrame(schema=SECTIONS_SCHEMA))
 
 
 def clear_sections(warehouse: Warehouse, why: str) -> Written:
@@ -81,24 +148,23 @@ def _section_batches(warehouse: Warehouse) -> Iterator[pl.DataFrame]:
         yield pl.read_parquet(path)
 
 
-def write_units(warehouse: Warehouse, links: pl.DataFrame) -> tuple[Written, int]:
+def write_units(warehouse: Warehouse, links: pl.DataFrame, workers: int = 1) -> tuple[Written, int]:
     """unit_candidates ``mimic_notes`` (and the scrubbed clauses in ``leakage_removals``)."""
     if not warehouse.exists(SECTIONS):
         return write_empty(warehouse, "unit_candidates", "mimic_notes", "no note sections"), 0
-    nlp = build_nlp()
     removed: list[pl.DataFrame] = []
 
     def units() -> Iterator[pl.DataFrame]:
-        for sections in _section_batches(warehouse):
-            found, removals = note_units(sections, links, nlp)
+        tasks = ((sections, _of_notes(links, sections)) for sections in _section_batches(warehouse))
+        for found, removals in _ordered_map(_units_task, tasks, workers):
             removed.append(removals)
-            yield found.with_columns(pl.lit(None, pl.Utf8).alias("concept"))
+            yield found
 
     written = write_batches(warehouse, "unit_candidates", "mimic_notes", units())
     return written, _write_removals(warehouse, "mimic_notes_units", removed)
 
 
-def write_exams(warehouse: Warehouse, links: pl.DataFrame) -> tuple[Written, int]:
+def write_exams(warehouse: Warehouse, links: pl.DataFrame, workers: int = 1) -> tuple[Written, int]:
     """exam_candidates ``mimic_notes``: admission physical exam, note vitals, radiology FINDINGS."""
     if not warehouse.exists(SECTIONS):
         return write_empty(warehouse, "exam_candidates", "mimic_notes", "no note sections"), 0
@@ -106,14 +172,14 @@ def write_exams(warehouse: Warehouse, links: pl.DataFrame) -> tuple[Written, int
         warehouse.scan("note_radiology_detail").filter(pl.col("field_name") == "exam_name").collect()
         if warehouse.exists("note_radiology_detail") else None
     )
-    nlp = build_nlp()
     removed: list[pl.DataFrame] = []
 
     def exams() -> Iterator[pl.DataFrame]:
-        for sections in _section_batches(warehouse):
-            found, removals = exam_findings_and_removals(sections, links, detail, nlp)
+        tasks = ((sections, _of_notes(links, sections), _of_notes(detail, sections))
+                 for sections in _section_batches(warehouse))
+        for found, removals in _ordered_map(_exams_task, tasks, workers):
             removed.append(removals)
-            yield found.with_columns(pl.col("exam_name").alias("raw_name"), pl.lit(None, pl.Utf8).alias("loinc"))
+            yield found
 
     written = write_batches(warehouse, "exam_candidates", "mimic_notes", exams())
     return written, _write_removals(warehouse, "mimic_notes_exams", removed)
