@@ -215,6 +215,10 @@ _TIDY = [
     (re.compile(r"(?:,|\b(?:and|or|but)\b) *(?=[.;!?]|$)", re.IGNORECASE), ""),
     (re.compile(r"(?:(?<=^)|(?<=[.;!?] )) *(?:,|;|\b(?:and|or|but)\b)[ ,;]*", re.IGNORECASE), ""),
     (re.compile(r"(?m)^[ ,;]+|[ ,;]+$"), ""),
+    # A removed clause can strand a title ("Mr. ___ with h/o COPD, HFrEF" -> "Mr., HFrEF") or leave
+    # only a parenthetical ("COPD (FEV1 0.9L)" -> "(FEV1 0.9L)").
+    (re.compile(r"^(?:Mr|Mrs|Ms|Miss|Dr)\.?\s*(?:[,;]\s*|$)", re.IGNORECASE), ""),
+    (re.compile(r"^\(([^()]*)\)$"), r"\1"),
 ]
 
 

@@ -133,3 +133,10 @@ def test_audit_frame_finds_hits_per_case() -> None:
     assert "no STEMI on EKG" in hits["snippet"][0]
     clean = audit_frame(df.head(1), ["text"], {"c_0123456789abcdef": NSTEMI})
     assert clean.is_empty() and clean.columns == list(AUDIT_COLUMNS)
+
+
+def test_scrub_leaves_no_stranded_title_or_bare_parenthetical():
+    terms = ["COPD"]
+    assert scrub("Mr. ___ is a ___ y/o M with h/o COPD on 2L home O2, HFrEF (EF 30%)", terms)[0] == "HFrEF (EF 30%)"
+    assert scrub("COPD (FEV1 0.9L)", terms)[0] == "FEV1 0.9L"
+    assert scrub("Mr. Smith has HFrEF, COPD", terms)[0] == "Mr. Smith has HFrEF"
