@@ -21,6 +21,16 @@ def build_selection(sources: list[str]) -> dg.AssetSelection:
     return selection
 
 
+def split_at_partitions(selection: dg.AssetSelection, partitioned: list[dg.AssetKey]
+                        ) -> tuple[dg.AssetSelection, dg.AssetSelection, dg.AssetSelection]:
+    """(before, partitioned, after): Dagster runs partitioned and unpartitioned assets in separate
+    runs, so a build is the assets upstream of any partitioned one, then the partitioned ones (once
+    per partition), then what depends on them."""
+    part = dg.AssetSelection.assets(*partitioned)
+    downstream = part.downstream()
+    return selection - downstream, selection & part, (selection & downstream) - part
+
+
 def source_fingerprint(settings: Settings) -> str:
     """A digest of the configured source files' names, sizes and modification times."""
     digest = hashlib.sha256()

@@ -12,7 +12,7 @@ import pkgutil
 import dagster as dg
 
 import assets as assets_package
-from pipelines.build_plan import build_selection, source_fingerprint
+from pipelines.build_plan import build_selection, source_fingerprint, split_at_partitions
 from pipelines.config import Settings
 from pipelines.resources import ClinverseResource
 
@@ -42,12 +42,23 @@ def partitions_for(key: dg.AssetKey) -> list[str]:
     return list(asset.partitions_def.get_partition_keys())
 
 
-def build_job() -> dg.UnresolvedAssetJobDefinition:
-    return dg.define_asset_job(
-        "build",
-        selection=build_selection(Settings.from_env().configured_sources()),
-        description="Materialise the sources configured by CLINVERSE_* variables and everything downstream.",
-    )
+def build_jobs(assets: list[dg.AssetsDefinition]) -> list[dg.UnresolvedAssetJobDefinition]:
+    """The build as Dagster jobs, for the UI and schedules: ``build`` (configured sources, cases and
+    content), one partitioned job per partitioned asset (``synthea_pool_job``: a backfill over
+    the strata the cases need), then ``build_downstream`` (profiles). `clinverse build` runs the same
+    three stages in order."""
+    partitioned = [key for a in assets if a.partitions_def is not None for key in a.keys]
+    selection = build_selection(Settings.from_env().configured_sources())
+    before, _, after = split_at_partitions(selection, partitioned)
+    return [
+        dg.define_asset_job("build", selection=before,
+                            description="Configured sources (CLINVERSE_* variables), cases and content."),
+        *(dg.define_asset_job(f"{key.to_user_string()}_job", selection=dg.AssetSelection.assets(key),
+                              description=f"{key.to_user_string()}, one run per partition.")
+          for key in partitioned),
+        dg.define_asset_job("build_downstream", selection=after,
+                            description="What depends on the partitioned assets (profiles)."),
+    ]
 
 
 @dg.sensor(job_name="build", minimum_interval_seconds=300, default_status=dg.DefaultSensorStatus.STOPPED)
@@ -61,11 +72,12 @@ def new_source_data(context: dg.SensorEvaluationContext):
 
 def make_definitions() -> dg.Definitions:
     modules = _asset_modules()
+    assets = dg.load_assets_from_modules(modules)
     return dg.Definitions(
-        assets=dg.load_assets_from_modules(modules),
+        assets=assets,
         asset_checks=dg.load_asset_checks_from_modules(modules),
         resources=_resources(),
-        jobs=[build_job()],
+        jobs=build_jobs(assets),
         sensors=[new_source_data],
     )
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 import dagster as dg
 from dagster import DagsterEventType, DagsterInstance
 
+from pipelines.build_plan import split_at_partitions
+
 
 # Step-level DEBUG chatter would drown the progress bar; assets log what matters at INFO.
 LOG_LEVEL = os.environ.get("CLINVERSE_LOG_LEVEL", "INFO")
@@ -42,21 +44,15 @@ def plan(defs: dg.Definitions, selection: dg.AssetSelection,
     """Yield (label, selection, partition) stages. Partitions are asked for only when their stage
     comes up, after the upstream stage ran, so planners can look at the cases just built."""
     graph = defs.resolve_asset_graph()
-    selected = selection.resolve(graph)
-    partitioned = {k for k in selected if graph.get(k).partitions_def is not None}
-    if not partitioned:
-        yield "build", dg.AssetSelection.assets(*selected), None
-        return
-    downstream = dg.AssetSelection.assets(*partitioned).downstream().resolve(graph) - partitioned
-    before = selected - partitioned - downstream
-    if before:
-        yield "sources and cases", dg.AssetSelection.assets(*before), None
+    partitioned = [k for k in selection.resolve(graph) if graph.get(k).partitions_def is not None]
+    before, _, after = split_at_partitions(selection, partitioned)
+    if before.resolve(graph):
+        yield ("sources and cases" if partitioned else "build"), before, None
     for key in sorted(partitioned, key=lambda k: k.to_user_string()):
         for partition in partitions_for(key):
             yield f"{key.to_user_string()} [{partition}]", dg.AssetSelection.assets(key), partition
-    after = downstream & selected
-    if after:
-        yield "downstream", dg.AssetSelection.assets(*after), None
+    if after.resolve(graph):
+        yield "downstream", after, None
 
 
 def run_stage(defs: dg.Definitions, label: str, selection: dg.AssetSelection, partition: str | None,

@@ -17,6 +17,16 @@ def test_definitions_load_with_every_stage():
     assert defs.resolve_job_def("build") is not None
 
 
+def test_jobs_split_the_build_where_partitions_start():
+    graph = defs.resolve_asset_graph()
+    build = {k.to_user_string() for k in defs.resolve_job_def("build").asset_layer.selected_asset_keys}
+    downstream = {k.to_user_string() for k in defs.resolve_job_def("build_downstream").asset_layer.selected_asset_keys}
+    assert "case_skeleton" in build and "synthea_pool" not in build and "profiles" not in build
+    assert "profiles" in downstream
+    assert defs.resolve_job_def("synthea_pool_job").partitions_def is not None
+    assert all(graph.get(dg.AssetKey(k)).partitions_def is None for k in build | downstream)
+
+
 def test_build_selection_leaves_out_unconfigured_sources():
     graph = defs.resolve_asset_graph()
     selected = {k.to_user_string() for k in build_selection(["mimic_iv"]).resolve(graph)}
