@@ -23,15 +23,20 @@ console = Console(stderr=True)
 DEMO_ADMISSIONS = 200
 
 
-def _demo_data(args: argparse.Namespace) -> int:
+def _generate_demo(out: Path, admissions: int, seed: int) -> dict[str, int]:
+    """The embedded demo generator behind a progress bar (used by `demo-data` and by `build`)."""
     from pipelines.demo import generate_demo
 
-    out = Path(args.out).resolve()
     with Progress(TextColumn("demo sources"), BarColumn(), TextColumn("{task.completed}/{task.total} admissions"),
                   TimeElapsedColumn(), console=console) as bar:
-        task = bar.add_task("generate", total=args.admissions)
-        written = generate_demo(out, admissions=args.admissions, seed=args.seed,
-                                progress=lambda done, total: bar.update(task, completed=done, total=total))
+        task = bar.add_task("generate", total=admissions)
+        return generate_demo(out, admissions=admissions, seed=seed,
+                             progress=lambda done, total: bar.update(task, completed=done, total=total))
+
+
+def _demo_data(args: argparse.Namespace) -> int:
+    out = Path(args.out).resolve()
+    written = _generate_demo(out, args.admissions, args.seed)
     table = Table("file", "rows", title=f"demo sources in {out}")
     for name, rows in sorted(written.items()):
         table.add_row(name, f"{rows:,}")
@@ -60,18 +65,12 @@ def _ensure_sources(settings: config.Settings, admissions: int) -> config.Settin
     """With no source configured, generate the embedded demo under HOME/demo-sources and use it."""
     if settings.configured_sources():
         return settings
-    from pipelines.demo import generate_demo
-
     out = settings.home / "demo-sources"
     marker = out / ".clinverse-demo"
     stamp = f"admissions={admissions} seed={settings.seed}"
     if not marker.exists() or marker.read_text() != stamp:
         console.print(f"[bold]no source configured[/]: generating the embedded demo ({admissions} admissions) in {out}")
-        with Progress(TextColumn("demo sources"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                      TimeElapsedColumn(), console=console) as bar:
-            task = bar.add_task("generate", total=admissions)
-            generate_demo(out, admissions=admissions, seed=settings.seed,
-                          progress=lambda done, total: bar.update(task, completed=done, total=total))
+        _generate_demo(out, admissions, settings.seed)
         marker.write_text(stamp)
     os.environ[config.ENV_MIMIC_IV] = str(out / "mimic-iv")
     os.environ[config.ENV_MIMIC_NOTE] = str(out / "mimic-iv-note")
@@ -86,7 +85,7 @@ def build(settings: config.Settings, select: str | None = None, show_progress: b
     from dagster import DagsterInstance
 
     from pipelines.build_plan import build_selection
-    from pipelines.definitions import make_definitions, partitions_for
+    from pipelines.definitions import make_definitions, planned_partitions
     from pipelines.runner import plan, run_stage
 
     settings.home.mkdir(parents=True, exist_ok=True)
@@ -96,7 +95,7 @@ def build(settings: config.Settings, select: str | None = None, show_progress: b
         selection = selection & dg.AssetSelection.from_string(select)
     reports = []
     with DagsterInstance.ephemeral() as instance:
-        stages = plan(defs, selection, partitions_for)
+        stages = plan(defs, selection, planned_partitions)
         with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total} assets"),
                       TextColumn("{task.fields[current]}"), TimeElapsedColumn(), console=console,
                       disable=not show_progress) as bar:

@@ -32,14 +32,13 @@ def _resources() -> dict:
     return resources
 
 
-def partitions_for(key: dg.AssetKey) -> list[str]:
-    """Partitions a build needs for a partitioned asset: its module's planner, else all."""
+def planned_partitions(key: dg.AssetKey) -> list[str] | None:
+    """Partitions a build needs for a partitioned asset, from its module's planner (None: no planner)."""
     for module in _asset_modules():
         planner = getattr(module, "PARTITION_PLANNERS", {}).get(key.to_user_string())
         if planner:
             return planner(Settings.from_env())
-    asset = make_definitions().resolve_assets_def(key)
-    return list(asset.partitions_def.get_partition_keys())
+    return None
 
 
 def build_jobs(assets: list[dg.AssetsDefinition]) -> list[dg.UnresolvedAssetJobDefinition]:

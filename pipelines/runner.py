@@ -40,16 +40,20 @@ ProgressFn = Callable[[str, int, int, str], None]  # (stage label, steps done, s
 
 
 def plan(defs: dg.Definitions, selection: dg.AssetSelection,
-         partitions_for: Callable[[dg.AssetKey], list[str]]) -> Iterator[tuple[str, dg.AssetSelection, str | None]]:
+         planned: Callable[[dg.AssetKey], list[str] | None]) -> Iterator[tuple[str, dg.AssetSelection, str | None]]:
     """Yield (label, selection, partition) stages. Partitions are asked for only when their stage
-    comes up, after the upstream stage ran, so planners can look at the cases just built."""
+    comes up, after the upstream stage ran, so planners can look at the cases just built; an
+    asset without a planner gets every partition."""
     graph = defs.resolve_asset_graph()
     partitioned = [k for k in selection.resolve(graph) if graph.get(k).partitions_def is not None]
     before, _, after = split_at_partitions(selection, partitioned)
     if before.resolve(graph):
         yield ("sources and cases" if partitioned else "build"), before, None
     for key in sorted(partitioned, key=lambda k: k.to_user_string()):
-        for partition in partitions_for(key):
+        partitions = planned(key)
+        if partitions is None:
+            partitions = graph.get(key).partitions_def.get_partition_keys()
+        for partition in partitions:
             yield f"{key.to_user_string()} [{partition}]", dg.AssetSelection.assets(key), partition
     if after.resolve(graph):
         yield "downstream", after, None
@@ -100,10 +104,9 @@ def _progress(instance: DagsterInstance, runs_before: set[str]) -> tuple[int, st
     if not runs:
         return 0, ""
     done, current = 0, ""
-    for record in instance.all_logs(runs[0].run_id):
+    kinds = {DagsterEventType.STEP_START, DagsterEventType.ASSET_MATERIALIZATION}
+    for record in instance.all_logs(runs[0].run_id, of_type=kinds):
         event = record.dagster_event
-        if event is None:
-            continue
         if event.event_type == DagsterEventType.STEP_START:
             current = event.step_key or ""
         elif event.event_type == DagsterEventType.ASSET_MATERIALIZATION:

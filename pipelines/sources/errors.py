@@ -5,10 +5,6 @@ class SourceError(RuntimeError):
     """A source location, file or column is missing or unreadable."""
 
 
-def where(setting: str, flag: str) -> str:
-    return f"set {setting} (or `clinverse build {flag}`)"
-
-
 FLAGS = {
     "CLINVERSE_MIMIC_IV_DIR": "--mimic-iv DIR",
     "CLINVERSE_MIMIC_NOTE_DIR": "--mimic-note DIR",
@@ -18,7 +14,8 @@ FLAGS = {
 
 
 def hint(setting: str) -> str:
-    return where(setting, FLAGS.get(setting, ""))
+    """How to point ClinVerse at a source: the variable and the equivalent `clinverse build` flag."""
+    return f"set {setting} (or `clinverse build {FLAGS.get(setting, '')}`)"
 
 
 def location_problems(settings) -> list[str]:
