@@ -6,11 +6,15 @@ Layout under ``home``::
     tables/<table>/<partition>.parquet   one file per partition (e.g. synthea_pool)
     clinverse.duckdb                     one view per table over tables/<table>/*.parquet
 
-Every write goes to a hidden temporary file in the table's folder and is moved into place
-with ``os.replace``, which is atomic on POSIX: a reader sees the old file or the new one,
-never half of one.  Views glob the folder, so a replaced file needs no view change; the
-database is only opened for writing when a new table appears, briefly, and a reader holding
-it never fails a build (the view is created on the next build instead).
+Every write goes to a hidden temporary file in the table's folder, is validated against its
+contract in ``schemas/`` (a pandera schema, or the staging spec of a source table), and is moved
+into place with ``os.replace``, which is atomic on POSIX: a reader sees the old file or the new
+one, never half of one; a write that fails removes its temporary file.
+
+Readers never take a lock a build holds: :meth:`Warehouse.connect` queries the Parquet files
+through an in-memory DuckDB connection.  ``clinverse.duckdb`` (one view per table, for the
+DuckDB CLI and other tools) is opened for writing only when a new table appears.  Restricted
+tables (``schemas.restricted``) get no view.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ import os
 import re
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
@@ -27,11 +33,13 @@ import polars as pl
 import pyarrow.parquet as pq
 
 import schemas
+from schemas.staging import cast_frame, column_problems, staging_columns
 from sql import load
 
 log = logging.getLogger(__name__)
 
 DB_NAME = "clinverse.duckdb"
+READ_ONLY_STATEMENTS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
 
 
 BATCH_SUFFIX = re.compile(r"-\d{5}$")
@@ -104,24 +112,50 @@ class Warehouse:
 
     # -- writing -------------------------------------------------------------------
     def write(self, table: str, df: pl.DataFrame, partition: str | None = None) -> int:
-        """Validate ``df`` against schemas/<table>.py (when the table has one) and publish it."""
-        if schemas.has(table):
-            df = schemas.conform(table, df)
-        target = self._target(table, partition)
-        tmp = self._tmp(target)
-        df.write_parquet(tmp, compression="zstd", statistics=True)
-        os.replace(tmp, target)
-        self._ensure_view(table)
+        """Validate ``df`` against the table's contract and publish it."""
+        df = schemas.conform(table, df) if schemas.has(table) else cast_frame(table, df)
+        with self._publishing(table, partition) as tmp:
+            df.write_parquet(tmp, compression="zstd", statistics=True)
+            if not schemas.has(table):
+                self._check_staging(table, tmp)
         return df.height
 
     def write_query(self, table: str, con: duckdb.DuckDBPyConnection, sql: str, partition: str | None = None) -> int:
-        """Stream a DuckDB query straight into the table's Parquet file (for large tables)."""
+        """Stream a DuckDB query into the table's Parquet file (for large tables), validated before
+        it is published (:func:`schemas.validate_parquet`, in bounded batches)."""
+        with self._publishing(table, partition) as tmp:
+            con.execute(f"COPY ({sql}) TO '{tmp}' (FORMAT parquet, COMPRESSION zstd)")
+            if schemas.has(table):
+                schemas.validate_parquet(table, tmp)
+            else:
+                self._check_staging(table, tmp)
+            rows = pq.ParquetFile(tmp).metadata.num_rows
+        return rows
+
+    @contextmanager
+    def _publishing(self, table: str, partition: str | None) -> Iterator[Path]:
+        """A temporary path to write; moved over the target on success, removed on any failure."""
+        if not schemas.has(table) and staging_columns(table) is None:
+            raise schemas.ContractError(f"table {table!r} has no contract: add schemas/{table}.py "
+                                        "(or a staging spec in schemas/staging.py)")
+        new_table = not self.exists(table)
         target = self._target(table, partition)
         tmp = self._tmp(target)
-        con.execute(f"COPY ({sql}) TO '{tmp}' (FORMAT parquet, COMPRESSION zstd)")
-        os.replace(tmp, target)
-        self._ensure_view(table)
-        return pq.ParquetFile(target).metadata.num_rows
+        try:
+            yield tmp
+            os.replace(tmp, target)
+        finally:
+            tmp.unlink(missing_ok=True)
+        if new_table or not self.db_path.exists():
+            self.refresh_views()
+
+    @staticmethod
+    def _check_staging(table: str, path: Path) -> None:
+        columns, _ = staging_columns(table)
+        with duckdb.connect() as con:
+            problems = column_problems(con, str(path), columns)
+        if problems:
+            raise schemas.ContractError(f"staging table {table!r} violates schemas/staging.py: " + "; ".join(problems))
 
     def _target(self, table: str, partition: str | None) -> Path:
         folder = self.table_dir(table)
@@ -133,37 +167,58 @@ class Warehouse:
         return target.with_name(f".{target.stem}.{uuid.uuid4().hex}.partial")
 
     # -- the DuckDB query layer ----------------------------------------------------
-    def _ensure_view(self, table: str) -> None:
-        self.refresh_views(only=[table])
+    def query_tables(self) -> list[str]:
+        """Tables with a default query view: every table but the restricted ones."""
+        return [t for t in self.tables() if not schemas.restricted(t)]
 
-    def refresh_views(self, only: list[str] | None = None) -> None:
-        wanted = only or self.tables()
+    def _view_sql(self, table: str) -> str:
+        return f"CREATE OR REPLACE VIEW \"{table}\" AS SELECT * FROM read_parquet('{self.table_glob(table)}')"
+
+    def refresh_views(self) -> None:
+        """(Re)create ``clinverse.duckdb``'s views: one per query table, none for restricted ones.
+        Skipped with a warning while another process holds the file (the next new table retries)."""
         for attempt in range(3):
             try:
                 with duckdb.connect(str(self.db_path)) as con:
-                    present = {r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
+                    present = {r[0] for r in con.execute(
+                        "SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
+                    wanted = self.query_tables()
+                    for table in present - set(wanted):
+                        con.execute(f'DROP VIEW "{table}"')
                     for table in wanted:
-                        if only is None or table not in present:
-                            con.execute(
-                                f'CREATE OR REPLACE VIEW "{table}" AS '
-                                f"SELECT * FROM read_parquet('{self.table_glob(table)}')"
-                            )
+                        con.execute(self._view_sql(table))
                 return
-            except duckdb.IOException as exc:  # a reader holds the database file
+            except duckdb.IOException as exc:  # another process holds the database file
                 if attempt == 2:
-                    log.warning("views not refreshed (%s); they will be on the next build", exc)
+                    log.warning("views in %s not refreshed (%s); they will be when the next table appears",
+                                self.db_path, exc)
                     return
                 time.sleep(0.5)
 
     def connect(self) -> duckdb.DuckDBPyConnection:
-        """A read-only connection with every table as a view (for ``clinverse query``)."""
-        if not self.db_path.exists():
+        """An in-memory connection with a view per query table. It never opens ``clinverse.duckdb``,
+        so a running build (which may hold that file) cannot make a reader fail."""
+        if not self.tables():
             raise WarehouseError(
-                f"no warehouse at {self.home} ({DB_NAME} missing): run `clinverse build --home {self.home}` "
-                "or set CLINVERSE_HOME to the warehouse folder"
+                f"no warehouse at {self.home} (no tables under {self.tables_dir}): run "
+                f"`clinverse build --home {self.home}` or set CLINVERSE_HOME to the warehouse folder"
             )
-        return duckdb.connect(str(self.db_path), read_only=True)
+        con = duckdb.connect()
+        for table in self.query_tables():
+            con.execute(self._view_sql(table))
+        return con
 
     def query(self, sql: str) -> pl.DataFrame:
+        """Run read-only SQL (SELECT, WITH ..., DESCRIBE, SHOW, EXPLAIN, SUMMARIZE) over the views."""
         with self.connect() as con:
-            return con.sql(sql).pl()
+            statements = con.extract_statements(sql)
+            if not statements:
+                raise WarehouseError("no SQL statement given")
+            for statement in statements:
+                if statement.type not in READ_ONLY_STATEMENTS:
+                    raise WarehouseError(
+                        f"clinverse query is read-only: {statement.type.name} statements are refused "
+                        "(write a SELECT; build the warehouse with `clinverse build`)")
+            for statement in statements[:-1]:
+                con.execute(statement)
+            return con.sql(statements[-1].query).pl()

@@ -1,8 +1,10 @@
 """Machine-readable warehouse contract: one module per table, each exporting ``SCHEMA``.
 
-Writers call :func:`conform` before a table lands; blocking asset checks call
-:func:`validate` on what was written.  ``staging`` holds the source-table specs
-(publisher column names and DuckDB types) used by the readers.
+Writers call :func:`conform` before a frame lands and :func:`validate_parquet` before a file
+streamed by DuckDB lands; blocking asset checks call :func:`validate` on what was written.
+``staging`` holds the source-table specs (publisher column names and DuckDB types) used by the
+readers.  A schema whose ``metadata`` has ``restricted: True`` is a restricted table (raw source
+keys, note text): never part of an export and left out of the default query views.
 """
 
 from __future__ import annotations
@@ -10,8 +12,15 @@ from __future__ import annotations
 import importlib
 from functools import cache
 
+from pathlib import Path
+
+import duckdb
 import pandera.polars as pa
 import polars as pl
+import pyarrow.parquet as pq
+
+# Rows validated at a time when a streamed file is checked: bounded memory on full MIMIC-IV.
+VALIDATION_BATCH_ROWS = 500_000
 
 
 class ContractError(ValueError):
@@ -33,6 +42,11 @@ def has(table: str) -> bool:
     except KeyError:
         return False
     return True
+
+
+def restricted(table: str) -> bool:
+    """Whether the table is restricted (its schema's ``metadata`` says so)."""
+    return has(table) and bool((get(table).metadata or {}).get("restricted"))
 
 
 def empty(table: str) -> pl.DataFrame:
@@ -59,3 +73,30 @@ def validate(table: str, df: pl.DataFrame) -> pl.DataFrame:
         return get(table).validate(df, lazy=True)
     except (pa.errors.SchemaErrors, pa.errors.SchemaError) as exc:
         raise ContractError(f"table {table!r} violates schemas/{table}.py:\n{exc}") from exc
+
+
+def validate_parquet(table: str, path: Path) -> None:
+    """Validate a Parquet file written outside polars (a DuckDB ``COPY``) against the table's schema:
+    column names and types exactly as declared (nothing is coerced on disk), every row-level check
+    in batches of :data:`VALIDATION_BATCH_ROWS`, and uniqueness over the whole file."""
+    schema = get(table)
+    found = pl.read_parquet_schema(path)
+    declared = {name: col.dtype.type for name, col in schema.columns.items()}
+    problems = [f"column {name}: expected {kind}, found {found.get(name, 'nothing')}"
+                for name, kind in declared.items() if found.get(name) != kind]
+    problems += [f"column {name} is not in schemas/{table}.py" for name in found if name not in declared]
+    if problems:
+        raise ContractError(f"table {table!r} ({path.name}) violates schemas/{table}.py: " + "; ".join(problems))
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=VALIDATION_BATCH_ROWS):
+        validate(table, pl.from_arrow(batch))
+    keys = [[name] for name, col in schema.columns.items() if col.unique]
+    if schema.unique:
+        keys.append(list(schema.unique))
+    with duckdb.connect() as con:
+        for key in keys:
+            columns = ", ".join(f'"{c}"' for c in key)
+            repeated = con.execute(f"SELECT count(*) FROM (SELECT {columns} FROM read_parquet('{path}') "
+                                   f"GROUP BY ALL HAVING count(*) > 1)").fetchone()[0]
+            if repeated:
+                raise ContractError(f"table {table!r} violates schemas/{table}.py: {repeated} value(s) of "
+                                    f"({', '.join(key)}) occur more than once; the key must be unique")

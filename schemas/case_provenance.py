@@ -22,6 +22,7 @@ SCHEMA = pa.DataFrameSchema(
         "source_files": pa.Column(STR_LIST),
     },
     name="case_provenance",
+    metadata={"restricted": True},  # raw source keys: never exported, no default query view
     strict=True,
     coerce=True,
 )

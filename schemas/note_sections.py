@@ -34,6 +34,7 @@ SCHEMA = pa.DataFrameSchema(
         ),
     ],
     name="note_sections",
+    metadata={"restricted": True},  # raw note text, hospital course included: never exported, no default query view
     strict=True,
     coerce=True,
 )

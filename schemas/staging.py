@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import duckdb
+import polars as pl
+
 
 @dataclass(frozen=True)
 class SourceTable:
@@ -112,3 +115,31 @@ BY_TABLE = {t.table: t for t in ALL}
 MEDQA_TABLE = "medqa_questions"
 MEDQA_COLUMNS = {"medqa_file": "VARCHAR", "medqa_line": "BIGINT", "medqa_hash": "VARCHAR", "question": "VARCHAR",
                  "answer": "VARCHAR", "options": "VARCHAR", "answer_idx": "VARCHAR", "meta_info": "VARCHAR"}
+
+
+def staging_columns(table: str) -> tuple[dict[str, str], tuple[str, ...]] | None:
+    """(required column -> DuckDB type, key columns) of a staging table, or None for other tables."""
+    if table == MEDQA_TABLE:
+        return MEDQA_COLUMNS, ("medqa_hash", "question", "answer")
+    spec = BY_TABLE.get(table)
+    return (spec.columns, spec.keys) if spec else None
+
+
+def column_problems(con: duckdb.DuckDBPyConnection, glob: str, columns: dict[str, str]) -> list[str]:
+    """Columns of the Parquet file(s) at ``glob`` that are missing or not of the spec's type."""
+    described = {r[0]: r[1] for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet('{glob}')").fetchall()}
+    return [f"column {name}: expected {kind}, found {described.get(name, 'nothing')}"
+            for name, kind in columns.items() if described.get(name) != kind]
+
+
+# How polars spells the spec's DuckDB types (a staging frame written by polars must read back as them).
+POLARS_TYPES = {"BIGINT": pl.Int64, "INTEGER": pl.Int32, "DOUBLE": pl.Float64, "VARCHAR": pl.Utf8,
+                "DATE": pl.Date, "TIMESTAMP": pl.Datetime("us")}
+
+
+def cast_frame(table: str, frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with the spec's columns cast to their types (as pandera's ``coerce`` does for
+    contract tables); whether every spec column is there is checked on the written file."""
+    columns, _ = staging_columns(table)
+    return frame.with_columns(pl.col(name).cast(POLARS_TYPES[kind]) for name, kind in columns.items()
+                              if name in frame.columns)

@@ -49,11 +49,74 @@ def test_partitions_are_replaced_independently(tmp_path):
     assert wh.rows("rejects") == 2
 
 
-def test_query_is_read_only(tmp_path):
+@pytest.mark.parametrize("sql", ["CREATE TABLE x AS SELECT 1", "COPY (SELECT 1) TO 'out.csv'",
+                                 "SELECT 1; DROP VIEW excluded_cases", "ATTACH 'other.duckdb'", "SET threads = 1"])
+def test_query_is_read_only(tmp_path, sql):
     wh = Warehouse(tmp_path)
     wh.write("excluded_cases", _excluded())
-    with pytest.raises(duckdb.Error):
-        wh.query("CREATE TABLE x AS SELECT 1")
+    with pytest.raises(WarehouseError, match="read-only"):
+        wh.query(sql)
+    assert wh.query("WITH e AS (SELECT * FROM excluded_cases) SELECT count(*) AS n FROM e")["n"].item() == 2
+
+
+def test_restricted_tables_have_no_query_view(tmp_path):
+    wh = Warehouse(tmp_path)
+    wh.write("excluded_cases", _excluded())
+    provenance = schemas.empty("case_provenance")
+    wh.write("case_provenance", provenance)
+    assert schemas.restricted("case_provenance") and not schemas.restricted("excluded_cases")
+    assert wh.query_tables() == ["excluded_cases"]
+    with pytest.raises(duckdb.CatalogException, match="case_provenance"):
+        wh.query("SELECT * FROM case_provenance")
+    with duckdb.connect(str(wh.db_path), read_only=True) as con:
+        views = {r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
+    assert views == {"excluded_cases"}
+    assert wh.read("case_provenance").height == 0  # pipeline code still reads the Parquet
+
+
+def test_a_table_without_a_contract_is_refused(tmp_path):
+    with pytest.raises(schemas.ContractError, match="no contract"):
+        Warehouse(tmp_path).write("scratch", pl.DataFrame({"a": [1]}))
+
+
+def test_write_query_validates_the_streamed_file_before_publishing(tmp_path, monkeypatch):
+    monkeypatch.setattr(schemas, "VALIDATION_BATCH_ROWS", 1)  # duplicates only visible across batches
+    wh = Warehouse(tmp_path)
+    good = ("SELECT 'c_' || lpad(i::VARCHAR, 16, '0') AS case_id, 'medqa' AS source, 's' AS stage, 'r' AS reason "
+            "FROM range(3) t(i)")
+    with duckdb.connect() as con:
+        assert wh.write_query("excluded_cases", con, good) == 3
+        with pytest.raises(schemas.ContractError, match="source"):  # a value outside the vocabulary
+            wh.write_query("excluded_cases", con, good.replace("'medqa'", "'nowhere'"))
+        with pytest.raises(schemas.ContractError, match="more than once"):  # unique across the file
+            wh.write_query("excluded_cases", con, good.replace("lpad(i::VARCHAR", "lpad((i % 2)::VARCHAR"))
+        with pytest.raises(schemas.ContractError, match="expected String"):  # types are not coerced on disk
+            wh.write_query("excluded_cases", con, good.replace("'s' AS stage", "42 AS stage"))
+    assert wh.rows("excluded_cases") == 3
+    assert [p.name for p in wh.table_dir("excluded_cases").iterdir()] == ["data.parquet"]
+
+
+def test_write_query_checks_staging_tables_against_their_spec(tmp_path):
+    wh = Warehouse(tmp_path)
+    with duckdb.connect() as con:
+        with pytest.raises(schemas.ContractError, match="itemid: expected INTEGER, found VARCHAR"):
+            wh.write_query("mimic_d_labitems", con, "SELECT 'x' AS itemid, 'l' AS label, 'f' AS fluid, 'c' AS category")
+        assert wh.write_query("mimic_d_labitems", con,
+                              "SELECT 1::INTEGER AS itemid, 'l' AS label, 'f' AS fluid, 'c' AS category") == 1
+
+
+def test_a_failed_write_leaves_no_temporary_file(tmp_path):
+    wh = Warehouse(tmp_path)
+    with duckdb.connect() as con, pytest.raises(duckdb.Error):
+        wh.write_query("excluded_cases", con, "SELECT * FROM no_such_table")
+    assert list(wh.table_dir("excluded_cases").iterdir()) == []
+
+
+def test_readers_never_take_the_database_lock(tmp_path):
+    wh = Warehouse(tmp_path)
+    wh.write("excluded_cases", _excluded())
+    with duckdb.connect(str(wh.db_path)):  # a writer (another build, the DuckDB CLI) holds the file
+        assert wh.query("SELECT count(*) AS n FROM excluded_cases")["n"].item() == 2
 
 
 def test_query_without_a_warehouse_says_how_to_build_one(tmp_path):

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import duckdb
 
 from pipelines.warehouse import Warehouse
+from schemas.staging import column_problems
 
 @dataclass(frozen=True)
 class CheckOutcome:
@@ -24,12 +25,7 @@ def check_staging(warehouse: Warehouse, table: str, columns: dict[str, str], key
         return CheckOutcome(False, [f"table {table} was not written"], {})
     glob = warehouse.table_glob(table)
     with duckdb.connect() as con:
-        described = {r[0]: r[1] for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet('{glob}')").fetchall()}
-        problems = [
-            f"column {name}: expected {kind}, found {described.get(name, 'nothing')}"
-            for name, kind in columns.items()
-            if described.get(name) != kind
-        ]
+        problems = column_problems(con, glob, columns)
         null_keys = {}
         if keys:
             counts = con.execute(

@@ -54,14 +54,24 @@ def locate(spec: SourceTable, source_dir: Path | None) -> Path | None:
     )
 
 
-def read_header(path: Path, spec: SourceTable) -> list[str]:
+def first_line(path: Path) -> bytes:
+    """The file's first line as bytes (b"" for an empty file). Only this line is decoded as the
+    header, so a bad byte further down is a rejected row, not a header error."""
     opener = gzip.open if path.suffix == ".gz" else open
     try:
-        with opener(path, "rt", encoding="utf-8", newline="") as fh:
-            first = fh.readline()
-    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as exc:
+        with opener(path, "rb") as fh:
+            return fh.readline()
+    except (OSError, EOFError, zlib.error) as exc:
         raise SourceError(f"{path}: cannot read the header ({exc}); the file looks truncated or corrupt — re-download it") from exc
-    header = [c.strip().strip('"') for c in first.rstrip("\r\n").split(",")]
+
+
+def read_header(path: Path, spec: SourceTable, first: bytes) -> list[str]:
+    try:
+        text = first.decode("utf-8-sig")  # a UTF-8 byte-order mark is not part of the first column's name
+    except UnicodeDecodeError as exc:
+        raise SourceError(f"{path}: the header line is not UTF-8 ({exc}); {spec.source} releases are UTF-8 — "
+                          "re-download the file or convert it with iconv -t UTF-8") from exc
+    header = [c.strip().strip('"') for c in text.rstrip("\r\n").split(",")]
     missing = [c for c in spec.columns if c not in header]
     if missing:
         raise SourceError(
@@ -73,15 +83,23 @@ def read_header(path: Path, spec: SourceTable) -> list[str]:
 
 def stage_csv(spec: SourceTable, source_dir: Path | None, warehouse: Warehouse) -> StageResult:
     path = locate(spec, source_dir)
-    if path is None:
+    first = first_line(path) if path is not None else b""
+    if path is not None and not first:
+        if not spec.optional:
+            raise SourceError(f"{path}: empty file (0 bytes of content); {spec.table} needs it — re-download it "
+                              f"({spec.setting}={source_dir})")
+        reason = f"optional file {path} is an empty file (no header, no rows); treated as absent"
+        path = None
+    elif path is None:
         reason = f"optional file {spec.file} absent under {source_dir}"
+    if path is None:
         log.info("%s skipped: %s", spec.table, reason)
         # An empty table with the spec's columns keeps downstream SQL uniform.
         empty = "SELECT " + ", ".join(f'CAST(NULL AS {t}) AS "{n}"' for n, t in spec.columns.items()) + " LIMIT 0"
         with duckdb.connect() as con:
             warehouse.write_query(spec.table, con, empty)
         return StageResult(spec.table, None, 0, _rejects_frame([]), skipped=reason)
-    header = read_header(path, spec)
+    header = read_header(path, spec, first)
     columns = {name: spec.columns.get(name, "VARCHAR") for name in header}
     columns_sql = "{" + ", ".join(f"'{n}': '{t}'" for n, t in columns.items()) + "}"
     reader = (

@@ -52,15 +52,22 @@ def stage_medqa(paths: tuple[Path, ...]) -> tuple[pl.DataFrame, pl.DataFrame]:
     for path in paths:
         if not path.is_file():
             raise SourceError(f"{SETTING} names {path}, which does not exist; {hint(SETTING)}")
-        with path.open(encoding="utf-8") as fh:
-            for number, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
+        with path.open("rb") as fh:
+            for number, raw in enumerate(fh, start=1):
+                # Decoded line by line: a bad byte rejects its line, a byte-order mark is dropped.
                 try:
-                    record = json.loads(line)
-                    problem = _problem(record)
-                except json.JSONDecodeError as exc:
-                    record, problem = None, f"invalid JSON: {exc.msg} at column {exc.colno}"
+                    line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+                except UnicodeDecodeError as exc:
+                    line = raw.decode("utf-8", errors="replace")
+                    record, problem = None, f"not UTF-8: byte {exc.start + 1} of the line cannot be decoded"
+                else:
+                    if not line.strip():
+                        continue
+                    try:
+                        record = json.loads(line)
+                        problem = _problem(record)
+                    except json.JSONDecodeError as exc:
+                        record, problem = None, f"invalid JSON: {exc.msg} at column {exc.colno}"
                 if problem:
                     rejects.append({"source": "medqa", "table": "medqa_questions", "file": str(path),
                                     "row_number": number, "row_key": None, "reason": problem, "raw": line[:500]})

@@ -77,7 +77,7 @@ def test_stratum_seeds_are_fixed_and_distinct():
 
 def test_missing_binary_says_how_to_install(tmp_path):
     settings = SyntheaSettings(command=(str(tmp_path / "nowhere" / "synthea"),))
-    with pytest.raises(SyntheaError, match="not found.*make synthea"):
+    with pytest.raises(SyntheaError, match="not found.*make env"):
         ensure_stratum(settings, tmp_path / "pool", "F_0-17", 0)
     with pytest.raises(SyntheaError, match="jar not found"):
         ensure_stratum(SyntheaSettings(jar=tmp_path / "missing.jar"), tmp_path / "pool", "F_0-17", 0)

@@ -35,3 +35,14 @@ def test_missing_file_names_the_setting(tmp_path):
 def test_real_sample_stages_without_rejects(medqa_sample):
     questions, rejects = stage_medqa((medqa_sample,))
     assert questions.height == 128 and rejects.height == 0
+
+
+def test_a_bad_byte_rejects_its_line_and_a_byte_order_mark_is_dropped(tmp_path):
+    path = tmp_path / "q.jsonl"
+    latin1 = json.dumps(dict(GOOD, question="A caf\u00e9 owner ... diagnosis?"), ensure_ascii=False).encode("latin-1")
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(GOOD).encode() + b"\n" + latin1 + b"\n"
+                     + json.dumps(dict(GOOD, answer_idx="B", answer="Pseudogout")).encode() + b"\n")
+    questions, rejects = stage_medqa((path,))
+    assert questions["medqa_line"].to_list() == [1, 3]
+    assert rejects["row_number"].to_list() == [2]
+    assert rejects["reason"].item().startswith("not UTF-8")

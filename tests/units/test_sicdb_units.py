@@ -12,13 +12,13 @@ CASES = pl.DataFrame({
 })
 
 
-def test_sicdb_units_are_demographics_measurements_and_earlier_stays(tmp_path):
+def test_sicdb_units_are_demographics_measurements_and_earlier_stays(tmp_path, staging_frame):
     warehouse = Warehouse(tmp_path)
-    warehouse.write("sicdb_cases", pl.DataFrame({
+    warehouse.write("sicdb_cases", staging_frame("sicdb_cases", pl.DataFrame({
         "CaseID": [10, 11, 12, 21], "PatientID": [1, 1, 1, 2], "ICD10Main": ["E11.9", "I21.4", "I21.0", "J18.9"],
         "ICD10MainText": ["Diabetes mellitus, Typ 2", "Herzinfarkt", "Herzinfarkt", "Pneumonie"],
         "TimeOfStay": [3600, 3600, 3600, 3600], "OffsetAfterFirstAdmission": [0, 900_000, 2_000_000, 0],
-    }))
+    })))
     units = sicdb.structured_units(warehouse, CASES)
     first = units.filter(pl.col("case_id") == "c_0000000000000001")
     assert first.filter(pl.col("disclosed"))["text"].to_list() == ["Age: 65 years", "Sex: female"]
