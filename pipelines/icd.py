@@ -19,13 +19,16 @@ Output representation (:class:`Icd10Info`)
 * ``origin``   one of :data:`ORIGINS` (see below).
 * ``reason``   human-readable note on what was chosen / why nothing was.
 
-Codes that are not in the installed CM release (e.g. MIMIC's ``T81.4XXA``, split in FY2024) are
-resolved to their nearest existing ancestor by stripping trailing characters
-(``T81.4XXA`` -> ``T81.4``); ``reason`` records it.  The origin is not changed by this.
+Codes that are not in the installed CM release but look like codes an earlier release had and a
+later one split (MIMIC's ``T81.4XXA``, split in FY2024: its parent ``T81.4`` now has codes of the
+same shape) are resolved to their nearest existing ancestor (``T81.4XXA`` -> ``T81.4``); ``reason``
+records it and a direct ICD-10-CM input gets origin ``icd10_ancestor``.  A code no release had
+(``Z99.9999``: nothing of that shape under ``Z99``) is ``unmapped``, never silently shortened.
 
 Origins
 -------
 ``icd10``                  the input was ICD-10-CM.
+``icd10_ancestor``         the input was an ICD-10-CM code retired by a split; its nearest ancestor.
 ``icd9_gem_exact``         ICD-9 code with a single GEM target whose *approximate* flag is 0.
 ``icd9_gem_approximate``   ICD-9 code with a single GEM target flagged approximate (most GEM rows
                            are: 4280 -> I50.9 and 41071 -> I21.4 are both "approximate"), or a code
@@ -114,6 +117,7 @@ __all__ = [
 
 Origin = Literal[
     "icd10",
+    "icd10_ancestor",
     "icd9_gem_exact",
     "icd9_gem_approximate",
     "icd9_gem_one_to_many",
@@ -123,6 +127,7 @@ Origin = Literal[
 ]
 ORIGINS: Final[tuple[str, ...]] = (
     "icd10",
+    "icd10_ancestor",
     "icd9_gem_exact",
     "icd9_gem_approximate",
     "icd9_gem_one_to_many",
@@ -281,17 +286,38 @@ def icd10cm_info(code: str, origin: str = "icd10") -> Icd10Info:
     d = d.rstrip(".")
     if _valid(d):
         return _full_info(d, origin, None)
-    cand = d
+    ancestor = _retired_by_split(d)
+    if ancestor is None:
+        return _unmapped(f"{d} is not an ICD-10-CM code (release {icd10cm_release()}) and no code of its "
+                         f"shape exists under {_nearest_valid(d) or 'its category ' + d[:3]}")
+    return _full_info(
+        ancestor,
+        "icd10_ancestor" if origin == "icd10" else origin,
+        f"{d} is not in ICD-10-CM {icd10cm_release()} (retired by a split); used its nearest existing ancestor {ancestor}",
+    )
+
+
+def _nearest_valid(code: str) -> str | None:
+    cand = code
     while len(cand) > 3:
         cand = cand[:-1].rstrip(".")
         if _valid(cand):
-            return _full_info(
-                cand,
-                origin,
-                f"{d} is not in ICD-10-CM {icd10cm_release()}; "
-                f"used nearest existing ancestor {cand}",
-            )
-    return _unmapped(f"category {d[:3]} of {d} is not in ICD-10-CM {icd10cm_release()}")
+            return cand
+    return None
+
+
+def _retired_by_split(code: str) -> str | None:
+    """The nearest existing ancestor of ``code`` when ``code`` looks like a code an earlier release
+    had and a later one split (``T81.4XXA``: T81.4 now has T81.40XA, T81.41XA ...): the ancestor has
+    a descendant of the same length and, for a 7-character code, the same 7th character. Codes no
+    release could have had (``Z99.9999``) give None."""
+    ancestor = _nearest_valid(code)
+    if ancestor is None:
+        return None
+    shaped = [c for c in _cm().get_descendants(ancestor) if len(c) == len(code)]
+    if len(code.replace(".", "")) == 7:
+        shaped = [c for c in shaped if c[-1] == code[-1]]
+    return ancestor if shaped else None
 
 
 @functools.lru_cache(maxsize=256)

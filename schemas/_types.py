@@ -7,6 +7,7 @@ SEXES = ["F", "M"]
 SPLITS = ["train", "test"]
 ICD_ORIGINS = [
     "icd10",
+    "icd10_ancestor",
     "icd9_gem_exact",
     "icd9_gem_approximate",
     "icd9_gem_one_to_many",

@@ -59,8 +59,16 @@ def test_code_missing_from_release_walks_up_to_ancestor() -> None:
     # MIMIC's T81.4XXA was split (T81.40XA, ...) in FY2024, so it is absent from the 2026 release.
     info = icd10cm_info("T814XXA")
     assert info.code == "T81.4" and info.category == "T81" and info.block == "T80-T88"
-    assert info.origin == "icd10"
+    assert info.origin == "icd10_ancestor"  # the fallback is recorded in the origin, never silent
     assert info.reason is not None and "T81.4XXA" in info.reason and "ancestor" in info.reason
+
+
+def test_a_code_no_release_had_is_unmapped_not_shortened() -> None:
+    # Z99.9999: nothing of that shape exists under Z99, so it is not a retired code but a wrong one.
+    for code in ("Z999999", "I2149"):
+        info = icd10cm_info(code)
+        assert info.code is None and info.origin == "unmapped"
+        assert "is not an ICD-10-CM code" in info.reason
 
 
 def test_single_category_block_is_written_as_a_range() -> None:

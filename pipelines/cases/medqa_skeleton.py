@@ -12,6 +12,7 @@ import json
 
 import polars as pl
 
+import schemas
 from pipelines import icd
 from pipelines.cases.skeleton import SkeletonParts, assign_split
 from pipelines.ids import hash_column
@@ -114,4 +115,4 @@ def medqa_skeleton(questions: pl.DataFrame, id_key: str, dataset: str, test_frac
     exclusions = judged.filter(pl.col("reason").is_not_null()).select(
         "case_id", pl.lit("medqa").alias("source"), pl.lit("medqa_selection").alias("stage"), "reason"
     )
-    return SkeletonParts(skeleton, provenance, exclusions)
+    return SkeletonParts(skeleton, provenance, exclusions, schemas.empty("rejects"))

@@ -27,11 +27,12 @@ class SkeletonParts:
     skeleton: pl.DataFrame
     provenance: pl.DataFrame
     exclusions: pl.DataFrame
+    rejects: pl.DataFrame  # source rows left out of a kept case (unmappable secondary codes), with why
 
     @staticmethod
     def empty() -> "SkeletonParts":
         return SkeletonParts(schemas.empty("case_skeleton"), schemas.empty("case_provenance"),
-                             schemas.empty("skeleton_exclusions"))
+                             schemas.empty("skeleton_exclusions"), schemas.empty("rejects"))
 
 
 def assign_split(df: pl.DataFrame, key: str, test_fraction: float) -> pl.DataFrame:
@@ -79,7 +80,7 @@ def mimic_skeleton(warehouse: Warehouse, id_key: str, dataset: str, test_fractio
     )
     excluded = raw.filter(pl.col("reason").is_not_null())
     kept = raw.filter(pl.col("reason").is_null())
-    secondary = _mimic_secondary(kept)
+    secondary, unmapped = _mimic_secondary(kept)
     kept = kept.join(secondary, on="hadm_id", how="left", maintain_order="left")
     skeleton = kept.select(
         "case_id",
@@ -121,11 +122,13 @@ def mimic_skeleton(warehouse: Warehouse, id_key: str, dataset: str, test_fractio
         assign_split(skeleton, id_key, test_fraction),
         provenance,
         _exclusions(excluded, "mimic_iv", "case_skeleton"),
+        unmapped,
     )
 
 
-def _mimic_secondary(kept: pl.DataFrame) -> pl.DataFrame:
-    """Secondary diagnoses as distinct ICD-10-CM codes (unmappable ones are left out)."""
+def _mimic_secondary(kept: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Secondary diagnoses as distinct ICD-10-CM codes, and a ``rejects`` row for every secondary
+    code that maps to no ICD-10-CM code (it is left out of the case, with the mapping's reason)."""
     long = kept.select("hadm_id", "icd10_code", "secondary_codes", "secondary_versions").explode(
         "secondary_codes", "secondary_versions"
     ).drop_nulls("secondary_codes")
@@ -133,11 +136,22 @@ def _mimic_secondary(kept: pl.DataFrame) -> pl.DataFrame:
         long.rename({"icd10_code": "primary_code", "secondary_codes": "code", "secondary_versions": "version"}),
         "code", "version",
     )
-    return (
+    secondary = (
         long.filter(pl.col("icd10_code").is_not_null() & (pl.col("icd10_code") != pl.col("primary_code")))
         .group_by("hadm_id", maintain_order=True)
         .agg(pl.col("icd10_code").unique(maintain_order=True).alias("secondary_icd10"))
     )
+    unmapped = long.filter(pl.col("icd10_code").is_null()).unique(["hadm_id", "code", "version"], maintain_order=True)
+    rejects = unmapped.select(
+        pl.lit("mimic_iv").alias("source"),
+        pl.lit("mimic_diagnoses_icd").alias("table"),
+        pl.lit("hosp/diagnoses_icd.csv.gz").alias("file"),
+        pl.lit(None, pl.Int64).alias("row_number"),
+        pl.format("hadm_id={}", "hadm_id").alias("row_key"),
+        pl.format("secondary ICD-{} code {} left out of the case: {}", "version", "code", "icd_reason").alias("reason"),
+        pl.format("{},{}", "code", "version").alias("raw"),
+    )
+    return secondary, schemas.conform("rejects", rejects)
 
 
 def _sicdb_sex(ref_id: int | None, label: str | None) -> str | None:
@@ -203,6 +217,7 @@ def sicdb_skeleton(warehouse: Warehouse, id_key: str, dataset: str, test_fractio
         assign_split(skeleton, id_key, test_fraction),
         provenance,
         _exclusions(raw.filter(pl.col("reason").is_not_null()), "sicdb", "icd_normalisation"),
+        schemas.empty("rejects"),
     )
 
 
@@ -211,6 +226,6 @@ def combine(parts: list[SkeletonParts]) -> SkeletonParts:
     return SkeletonParts(
         *(
             pl.concat([getattr(p, name) for p in parts], how="diagonal_relaxed")
-            for name in ("skeleton", "provenance", "exclusions")
+            for name in ("skeleton", "provenance", "exclusions", "rejects")
         )
     )

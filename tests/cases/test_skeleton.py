@@ -94,3 +94,17 @@ def test_sicdb_skeleton_reads_sex_references_and_matches_gm_at_category(tmp_path
     assert set(sk["icd_origin"]) == {"icd10_gm"}
     assert parts.exclusions["reason"].item().startswith("ICD10Main C19.x1")
     assert parts.exclusions["stage"].item() == "icd_normalisation"
+
+
+def test_an_unmappable_code_is_excluded_or_rejected_with_its_reason_never_shortened(tmp_path):
+    files = dict(FILES)
+    files["hosp/diagnoses_icd.csv.gz"] = ("subject_id,hadm_id,seq_num,icd_code,icd_version\n"
+                                          "10,100,1,Z999999,10\n10,101,1,I214,10\n10,101,2,I2149,10\n10,101,3,E119,10\n")
+    parts = mimic_skeleton(_stage(tmp_path, files, MIMIC_IV), "key", "demo", 0.5)
+    assert parts.skeleton["primary_icd10"].to_list() == ["I21.4"]
+    assert parts.skeleton["secondary_icd10"].to_list() == [["E11.9"]]
+    reason = parts.exclusions.filter(pl.col("reason").str.contains("Z999999"))["reason"].item()
+    assert "not an ICD-10-CM code" in reason
+    rejected = schemas.conform("rejects", parts.rejects)
+    assert rejected["raw"].to_list() == ["I2149,10"] and rejected["table"].to_list() == ["mimic_diagnoses_icd"]
+    assert "left out of the case" in rejected["reason"].item() and "I21.49" in rejected["reason"].item()
