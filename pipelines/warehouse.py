@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import shutil
 import time
 import uuid
 from collections.abc import Iterator
@@ -54,10 +55,19 @@ class WarehouseError(RuntimeError):
     pass
 
 
+GENERATIONS = "generations"
+PREVIOUS_MARKER = "previous"  # generations/previous names the generation a publish replaced
+
+
 class Warehouse:
-    def __init__(self, home: Path | str):
+    """The warehouse at ``home``; with ``generation``, the unpublished build generation of that name
+    (reads and writes go to it; readers of ``home`` see it only once :meth:`publish_build` runs)."""
+
+    def __init__(self, home: Path | str, generation: str | None = None):
         self.home = Path(home).resolve()
-        self.tables_dir = self.home / "tables"
+        self.public_tables = self.home / "tables"
+        self.generation = generation
+        self.tables_dir = self.home / GENERATIONS / generation if generation else self.public_tables
         self.db_path = self.home / DB_NAME
 
     # -- locations -----------------------------------------------------------------
@@ -113,6 +123,7 @@ class Warehouse:
     # -- writing -------------------------------------------------------------------
     def write(self, table: str, df: pl.DataFrame, partition: str | None = None) -> int:
         """Validate ``df`` against the table's contract and publish it."""
+        _require_contract(table)
         df = schemas.conform(table, df) if schemas.has(table) else cast_frame(table, df)
         with self._publishing(table, partition) as tmp:
             df.write_parquet(tmp, compression="zstd", statistics=True)
@@ -135,9 +146,7 @@ class Warehouse:
     @contextmanager
     def _publishing(self, table: str, partition: str | None) -> Iterator[Path]:
         """A temporary path to write; moved over the target on success, removed on any failure."""
-        if not schemas.has(table) and staging_columns(table) is None:
-            raise schemas.ContractError(f"table {table!r} has no contract: add schemas/{table}.py "
-                                        "(or a staging spec in schemas/staging.py)")
+        _require_contract(table)
         new_table = not self.exists(table)
         target = self._target(table, partition)
         tmp = self._tmp(target)
@@ -146,8 +155,8 @@ class Warehouse:
             os.replace(tmp, target)
         finally:
             tmp.unlink(missing_ok=True)
-        if new_table or not self.db_path.exists():
-            self.refresh_views()
+        if self.generation is None and (new_table or not self.db_path.exists()):
+            self.refresh_views()  # a build generation's views are made when it is published
 
     @staticmethod
     def _check_staging(table: str, path: Path) -> None:
@@ -166,13 +175,67 @@ class Warehouse:
     def _tmp(target: Path) -> Path:
         return target.with_name(f".{target.stem}.{uuid.uuid4().hex}.partial")
 
+    # -- build generations -----------------------------------------------------------
+    def begin_build(self) -> "Warehouse":
+        """A new build generation holding (as hard links) every published table, so tables the build
+        does not rewrite carry over. Nothing a reader sees changes until :meth:`publish_build`;
+        generations left behind by a failed or killed build are removed first."""
+        root = self.home / GENERATIONS
+        root.mkdir(parents=True, exist_ok=True)
+        keep = {self._current_generation(), self._previous_generation()}
+        for stale in root.iterdir():
+            if stale.is_dir() and stale.name not in keep:
+                shutil.rmtree(stale, ignore_errors=True)
+        name = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
+        build = Warehouse(self.home, generation=name)
+        build.tables_dir.mkdir()
+        if self.public_tables.exists():
+            for table in self.tables():
+                (build.tables_dir / table).mkdir()
+                for path in self.table_dir(table).glob("*.parquet"):
+                    _link_or_copy(path, build.tables_dir / table / path.name)
+        return build
+
+    def publish_build(self, build: "Warehouse") -> None:
+        """Make ``build``'s generation the published tables in one atomic rename of ``tables`` (a
+        symlink), then refresh the views; the replaced generation is kept as the previous one."""
+        root = self.home / GENERATIONS
+        previous = self._current_generation()
+        if self.public_tables.exists() and not self.public_tables.is_symlink():
+            previous = f"{time.strftime('%Y%m%dT%H%M%S')}-legacy"  # a warehouse from before generations
+            os.rename(self.public_tables, root / previous)
+        link = self.home / f".tables.{uuid.uuid4().hex}"
+        os.symlink(Path(GENERATIONS) / build.generation, link)
+        os.replace(link, self.public_tables)
+        (root / PREVIOUS_MARKER).write_text(previous or "")
+        for old in root.iterdir():
+            if old.is_dir() and old.name not in {build.generation, previous}:
+                shutil.rmtree(old, ignore_errors=True)
+        self.refresh_views()
+
+    def discard_build(self, build: "Warehouse") -> None:
+        """Remove an unpublished generation (a failed build); the published tables are untouched."""
+        shutil.rmtree(build.tables_dir, ignore_errors=True)
+
+    def published_at(self) -> str | None:
+        """The published generation's name (its build start time), or None before the first build."""
+        return self._current_generation()
+
+    def _current_generation(self) -> str | None:
+        return Path(os.readlink(self.public_tables)).name if self.public_tables.is_symlink() else None
+
+    def _previous_generation(self) -> str | None:
+        marker = self.home / GENERATIONS / PREVIOUS_MARKER
+        return (marker.read_text().strip() or None) if marker.exists() else None
+
     # -- the DuckDB query layer ----------------------------------------------------
     def query_tables(self) -> list[str]:
         """Tables with a default query view: every table but the restricted ones."""
         return [t for t in self.tables() if not schemas.restricted(t)]
 
     def _view_sql(self, table: str) -> str:
-        return f"CREATE OR REPLACE VIEW \"{table}\" AS SELECT * FROM read_parquet('{self.table_glob(table)}')"
+        glob = self.public_tables / table / "*.parquet"  # the published path, also from a build generation
+        return f"CREATE OR REPLACE VIEW \"{table}\" AS SELECT * FROM read_parquet('{glob}')"
 
     def refresh_views(self) -> None:
         """(Re)create ``clinverse.duckdb``'s views: one per query table, none for restricted ones.
@@ -222,3 +285,16 @@ class Warehouse:
             for statement in statements[:-1]:
                 con.execute(statement)
             return con.sql(statements[-1].query).pl()
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    try:
+        os.link(source, target)  # free and instant; tables are only ever replaced, never edited in place
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def _require_contract(table: str) -> None:
+    if not schemas.has(table) and staging_columns(table) is None:
+        raise schemas.ContractError(f"table {table!r} has no contract: add schemas/{table}.py "
+                                    "(or a staging spec in schemas/staging.py)")

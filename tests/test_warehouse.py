@@ -122,3 +122,47 @@ def test_readers_never_take_the_database_lock(tmp_path):
 def test_query_without_a_warehouse_says_how_to_build_one(tmp_path):
     with pytest.raises(WarehouseError, match="clinverse build"):
         Warehouse(tmp_path / "none").query("SELECT 1")
+
+
+def test_a_build_generation_is_invisible_until_published_and_carries_unbuilt_tables(tmp_path):
+    wh = Warehouse(tmp_path)
+    wh.write("excluded_cases", _excluded(2))
+    wh.write("rejects", schemas.empty("rejects"), partition="a")
+    build = wh.begin_build()
+    assert build.read("excluded_cases").height == 2  # carried over
+    build.write("excluded_cases", _excluded(5))
+    assert wh.rows("excluded_cases") == 2 and wh.query("SELECT count(*) AS n FROM excluded_cases")["n"].item() == 2
+    wh.publish_build(build)
+    assert wh.published_at() == build.generation
+    assert wh.rows("excluded_cases") == 5 and wh.query("SELECT count(*) AS n FROM excluded_cases")["n"].item() == 5
+    assert wh.exists("rejects")  # a table the build did not rewrite is still published
+
+
+def test_a_discarded_build_leaves_the_previous_good_set_in_place(tmp_path):
+    wh = Warehouse(tmp_path)
+    first = wh.begin_build()
+    first.write("excluded_cases", _excluded(2))
+    wh.publish_build(first)
+    failed = wh.begin_build()
+    failed.write("excluded_cases", _excluded(7))
+    failed.write("rejects", schemas.empty("rejects"))
+    wh.discard_build(failed)
+    assert wh.rows("excluded_cases") == 2 and not wh.exists("rejects")
+    assert wh.published_at() == first.generation
+    killed = wh.begin_build()  # a build killed mid-way leaves its generation behind ...
+    killed.write("excluded_cases", _excluded(9))
+    wh.begin_build()  # ... and the next build removes it
+    assert not killed.tables_dir.exists() and wh.rows("excluded_cases") == 2
+
+
+def test_publishing_over_a_warehouse_from_before_generations(tmp_path):
+    wh = Warehouse(tmp_path)
+    wh.write("excluded_cases", _excluded(2))  # tables/ is a plain folder
+    build = wh.begin_build()
+    build.write("excluded_cases", _excluded(3))
+    wh.publish_build(build)
+    assert wh.public_tables.is_symlink() and wh.rows("excluded_cases") == 3
+    again = wh.begin_build()
+    wh.publish_build(again)
+    kept = {p.name for p in (tmp_path / "generations").iterdir() if p.is_dir()}
+    assert kept == {build.generation, again.generation}  # the published one and the one it replaced
