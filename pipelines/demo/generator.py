@@ -19,7 +19,7 @@ from pathlib import Path
 from . import diseases
 from .medqa import medqa_chunk
 from .mimic import HEADERS, STREAMED, MimicWriter, make_patient
-from .reference import D_ITEMS_HEADER, D_ITEMS_ROWS, LAB_ITEMS, PROCEDURES
+from .reference import D_ITEMS_ROWS, LAB_ITEMS, PROCEDURES
 from .sicdb import CASES_HEADER, LABORATORY_HEADER, plan_sicdb, sicdb_chunk, write_d_references
 from .writer import CsvGz, assemble_gzip, assemble_text, header_segment, make_rng
 
@@ -183,8 +183,7 @@ def _write_dictionaries(out: Path) -> dict[str, int]:
     }
     counts = {}
     for name, rows in tables.items():
-        header = D_ITEMS_HEADER if name.endswith("d_items.csv.gz") else HEADERS[name]
-        w = CsvGz(out / name, header)
+        w = CsvGz(out / name, HEADERS[name])
         w.write_many(rows)
         w.close()
         counts[name] = w.rows

@@ -13,47 +13,32 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import notes
-from .diseases import (
-    COMORBIDITIES,
-    CXR_NORMAL,
-    DISEASE_WEIGHTS,
-    DISEASES,
-    DNR,
-    HX_TOBACCO,
-    Disease,
-    AG,
-    BUN,
-    CL,
-    CR,
-    GLU,
-    HCO3,
-    HCT,
-    HGB,
-    LYMPH,
-    NA,
-    NEUT,
-    TROP,
-    U_GLUCOSE,
-    U_HCG,
-    U_KETONE,
-    U_LEUK,
-    U_NITRITE,
-    U_PROTEIN,
-)
+from .catalog import catalog
+from .diseases import COMORBIDITIES, CXR_NORMAL, DISEASES, DNR, HX_TOBACCO
+from .records import Disease
 from .reference import (
+    CHART_ITEMS,
     DAILY_PANELS,
     DRUGS,
     GCS_ITEMS,
+    LAB_IDS,
     LAB_ITEMS,
     ORGANISMS,
     PANELS,
+    PROCEDURE_NOTES,
     PROCEDURES,
     SPECIMENS,
     SUSCEPTIBILITY,
-    VITAL_ITEMS,
 )
+from .tables import D_ITEMS_COLUMNS
 from .writer import DAY, HOUR, MINUTE, SafeDict, SegmentCsv, clock_12h, day_str, fmt_num, make_rng, scramble, \
     ts, ts_midnight, weighted, year_start
+
+# lab items the generator treats specially, by their key in data/lab_items.csv
+AG, CL, CR, GLU, HCO3, HCT, HGB, LYMPH, NA, NEUT, TROP = (LAB_IDS[k] for k in (
+    "ag", "cl", "cr", "glu", "hco3", "hct", "hgb", "lymph", "na", "neut", "trop"))
+U_GLUCOSE, U_HCG, U_KETONE, U_LEUK, U_NITRITE, U_PROTEIN = (LAB_IDS[k] for k in (
+    "u_glucose", "u_hcg", "u_ketone", "u_leuk", "u_nitrite", "u_protein"))
 
 # ------------------------------------------------------------------------------------------
 # headers (identical to the real MIMIC-IV v2.2 / MIMIC-IV-Note v2.2 files)
@@ -92,8 +77,7 @@ HEADERS: dict[str, tuple[str, ...]] = {
                                      "intime", "outtime", "los"),
     "mimic-iv/icu/chartevents.csv.gz": ("subject_id", "hadm_id", "stay_id", "caregiver_id", "charttime",
                                         "storetime", "itemid", "value", "valuenum", "valueuom", "warning"),
-    "mimic-iv/icu/d_items.csv.gz": ("itemid", "label", "abbreviation", "linksto", "category", "unitname",
-                                    "param_type", "lownormalvalue", "highnormalvalue"),
+    "mimic-iv/icu/d_items.csv.gz": D_ITEMS_COLUMNS,  # also the columns of data/chart_items.csv
     "mimic-iv-note/note/discharge.csv.gz": ("note_id", "subject_id", "hadm_id", "note_type", "note_seq",
                                             "charttime", "storetime", "text"),
     "mimic-iv-note/note/discharge_detail.csv.gz": ("note_id", "subject_id", "field_name", "field_value",
@@ -109,74 +93,12 @@ STREAMED = [k for k in HEADERS if "/d_" not in k]
 # population tables
 # ------------------------------------------------------------------------------------------
 
-ANCHOR_GROUPS = (("2008 - 2010", 0.2, 9, 1.0), ("2011 - 2013", 0.25, 9, 1.0), ("2014 - 2016", 0.25, 9, 0.3),
-                 ("2017 - 2019", 0.3, 10, 1.0))
-RACES = (("WHITE", 0.62), ("BLACK/AFRICAN AMERICAN", 0.14), ("HISPANIC/LATINO - PUERTO RICAN", 0.03),
-         ("HISPANIC OR LATINO", 0.02), ("ASIAN", 0.03), ("ASIAN - CHINESE", 0.015), ("WHITE - OTHER EUROPEAN", 0.02),
-         ("OTHER", 0.04), ("UNKNOWN", 0.05), ("UNABLE TO OBTAIN", 0.01), ("PATIENT DECLINED TO ANSWER", 0.01),
-         ("BLACK/CAPE VERDEAN", 0.015), ("PORTUGUESE", 0.01), ("WHITE - RUSSIAN", 0.01))
-ADMIT_LOCATIONS = {
-    "EW EMER.": (("EMERGENCY ROOM", 0.9), ("TRANSFER FROM HOSPITAL", 0.06), ("WALK-IN/SELF REFERRAL", 0.04)),
-    "EU OBSERVATION": (("EMERGENCY ROOM", 0.85), ("PHYSICIAN REFERRAL", 0.1), ("WALK-IN/SELF REFERRAL", 0.05)),
-    "OBSERVATION ADMIT": (("EMERGENCY ROOM", 0.75), ("PHYSICIAN REFERRAL", 0.15), ("CLINIC REFERRAL", 0.1)),
-    "URGENT": (("TRANSFER FROM HOSPITAL", 0.6), ("PHYSICIAN REFERRAL", 0.3),
-               ("TRANSFER FROM SKILLED NURSING FACILITY", 0.1)),
-    "DIRECT EMER.": (("PHYSICIAN REFERRAL", 0.6), ("CLINIC REFERRAL", 0.4)),
-    "ELECTIVE": (("PHYSICIAN REFERRAL", 1.0),),
-}
+POPULATION = catalog().population  # data/population.yaml
 ED_LOCATIONS = {"EMERGENCY ROOM", "WALK-IN/SELF REFERRAL"}
-DISCHARGE_LOCATIONS = (("HOME", 0.33), ("HOME HEALTH CARE", 0.3), ("SKILLED NURSING FACILITY", 0.12),
-                       ("REHAB", 0.05), ("", 0.12), ("CHRONIC/LONG TERM ACUTE CARE", 0.03),
-                       ("AGAINST ADVICE", 0.02), ("HOSPICE", 0.01), ("PSYCH FACILITY", 0.0))
 MALFORMED_ITEMIDS = ("___", "5O912", "NaN", "51222.0.1", "")
 
-# general prevalence of chronic conditions: key -> (base probability, per-decade increase over 40)
-CHRONIC_PREVALENCE = {
-    "htn": (0.12, 0.09), "hld": (0.1, 0.07), "dm2": (0.06, 0.035), "ckd": (0.0, 0.03), "cad": (0.0, 0.035),
-    "copd": (0.02, 0.025), "obesity": (0.25, 0.0), "tobacco": (0.2, -0.02), "gerd": (0.12, 0.01),
-    "depression": (0.12, 0.0), "anxiety": (0.1, 0.0), "hypothyroid": (0.05, 0.01), "osteoporosis": (0.0, 0.03),
-    "bph": (0.0, 0.06), "oa": (0.02, 0.04), "afib": (0.0, 0.025), "osa": (0.05, 0.005), "anemia": (0.04, 0.01),
-    "asthma": (0.07, -0.005), "etoh": (0.05, 0.0),
-}
-# chronic conditions that shift a patient's baseline labs
-CHRONIC_LABS = {
-    "ckd": {CR: (1.7, 0.35), BUN: (30, 7), HGB: (11.5, 1.0)},
-    "dm2": {GLU: (155, 35), 50852: (7.6, 0.9)},
-    "dm1": {GLU: (170, 50), 50852: (8.1, 1.0)},
-    "anemia": {HGB: (10.4, 0.9)},
-    "etoh": {50878: (48, 12), 51250: (99, 4)},
-    "hypothyroid": {50993: (3.2, 1.2)},
-    "chf": {50963: (900, 0.6, "log")},
-}
-CHRONIC_COURSE = {
-    "htn": ("# HTN: Continued home antihypertensives.", "# Hypertension: BP well controlled; home meds continued.",
-            "# HTN: Held home lisinopril initially, restarted prior to discharge."),
-    "hld": ("# HLD: Continued statin.",),
-    "dm2": ("# DM2: Held metformin, covered with insulin sliding scale; restarted on discharge.",
-            "# T2DM: ISS while inpatient, A1c ___."),
-    "ckd": ("# CKD: Creatinine at baseline; renally dosed medications.",),
-    "cad": ("# CAD: Continued aspirin, statin, beta blocker.",),
-    "copd": ("# COPD: Continued home inhalers; no exacerbation.",),
-    "afib": ("# Afib: Rate controlled; continued apixaban.", "# AF: Continued metoprolol and anticoagulation."),
-    "chf": ("# Chronic systolic CHF: Euvolemic; continued GDMT.",),
-    "depression": ("# Depression: Continued home sertraline.",),
-    "hypothyroid": ("# Hypothyroidism: Continued levothyroxine.",),
-    "gerd": ("# GERD: Continued PPI.",),
-    "bph": ("# BPH: Continued tamsulosin.",),
-}
 # diseases whose ICD code (and procedure) is right-sided
 RIGHT_SIDED = frozenset({"cellulitis", "dvt", "hip_fx", "gout", "lung_cancer"})
-PROCEDURE_NOTE = {
-    "pci": "Cardiac catheterization with drug-eluting stent x1", "cath": "Cardiac catheterization",
-    "lap_appy": "Laparoscopic appendectomy", "lap_chole": "Laparoscopic cholecystectomy",
-    "hemiarthroplasty": "Right hip hemiarthroplasty", "egd_control": "EGD with epinephrine injection and clipping",
-    "lp": "Lumbar puncture", "paracentesis": "Diagnostic and therapeutic paracentesis",
-    "transfusion": "Transfusion of packed red blood cells", "central_line": "Right IJ central venous line placement",
-    "mech_vent": "Endotracheal intubation and mechanical ventilation", "nippv": "BiPAP",
-    "hemodialysis": "Hemodialysis via temporary HD line", "tpa": "IV tPA",
-    "bronch_biopsy": "Bronchoscopy with EBUS-guided transbronchial needle aspiration",
-    "csection": "Primary low transverse cesarean section", "cardioversion": "DC cardioversion",
-}
 ACTIVITIES = ("walking his dog", "shoveling snow", "at rest watching TV", "climbing stairs", "at work", "asleep")
 
 
@@ -218,7 +140,6 @@ class Patient:
     rr_seq: int = 0
     poe_seq: int = 0
     dod: int | None = None
-    baseline: dict = field(default_factory=dict)
 
     def age_at(self, sec: int) -> int:
         return self.birth_year_age + int((sec - self.t0) / (365.25 * DAY))
@@ -227,22 +148,17 @@ class Patient:
 def make_patient(rng: random.Random, index: int) -> Patient:
     sex = "F" if rng.random() < 0.5 else "M"
     age = int(min(95, max(18, rng.gauss(62, 17))))
-    group, p9 = None, 0.0
-    g = weighted(rng, [((name, v, p), w) for name, w, v, p in ANCHOR_GROUPS])
-    group, version, pv = g
-    p9 = pv if version == 9 else 0.0
-    if version == 10:
-        p9 = 0.0
+    group, p9 = weighted(rng, POPULATION.anchor_year_groups)
     anchor_year = rng.randint(2110, 2190)
     t0 = year_start(anchor_year) + rng.randrange(300) * DAY
     planned = weighted(rng, ((1, 0.72), (2, 0.19), (3, 0.09)))
     height = rng.gauss(69.5 if sex == "M" else 64.0, 2.8)
     bmi = min(55.0, max(16.0, rng.gauss(28.5, 5.5)))
     chronic: list[str] = []
-    for key, (base, per_decade) in CHRONIC_PREVALENCE.items():
-        c = COMORBIDITIES[key]
-        if (c.sex and c.sex != sex) or age < c.min_age:
+    for key, c in COMORBIDITIES.items():
+        if c.prevalence is None or (c.sex and c.sex != sex) or age < c.min_age:
             continue
+        base, per_decade = c.prevalence
         p = base + per_decade * max(0.0, (age - 40) / 10.0)
         if rng.random() < min(0.75, max(0.0, p)):
             chronic.append(key)
@@ -253,7 +169,8 @@ def make_patient(rng: random.Random, index: int) -> Patient:
     return Patient(
         index=index, subject_id=10_000_000 + index * 97 + rng.randrange(97), sex=sex, birth_year_age=age,
         anchor_year=anchor_year, anchor_group=group, icd_version_p9=p9, planned=planned, t0=t0,
-        height_in=height, bmi=bmi, race=weighted(rng, RACES), language="ENGLISH" if rng.random() < 0.92 else "?",
+        height_in=height, bmi=bmi, race=weighted(rng, POPULATION.races),
+        language="ENGLISH" if rng.random() < 0.92 else "?",
         marital=marital, chronic=chronic, smoker="tobacco" in chronic, etoh="etoh" in chronic,
         sbp_base=rng.gauss(128, 12),
     )
@@ -267,7 +184,7 @@ def choose_disease(rng: random.Random, sex: str, age: int) -> Disease:
         lo, hi = d.age_range
         if not lo <= age <= hi:
             continue
-        w = DISEASE_WEIGHTS.get(d.key, 1.0)
+        w = d.weight
         z = (age - d.age[0]) / max(d.age[1], 1.0)
         w *= math.exp(-0.5 * z * z) + 0.05
         w *= 2 * (d.female_share if sex == "F" else 1 - d.female_share) + 0.05
@@ -365,7 +282,7 @@ class MimicWriter:
         adm_type = d.admission_type if rng.random() < 0.7 else weighted(
             rng, (("EW EMER.", 0.5), ("URGENT", 0.15), ("OBSERVATION ADMIT", 0.15), ("EU OBSERVATION", 0.1),
                   ("DIRECT EMER.", 0.1)))
-        adm_loc = weighted(rng, ADMIT_LOCATIONS[adm_type])
+        adm_loc = weighted(rng, POPULATION.admission_locations[adm_type])
         has_ed = adm_loc in ED_LOCATIONS
         day0 = admit_guess - admit_guess % DAY
         ed_reg = day0 + rng.randrange(DAY)
@@ -430,7 +347,7 @@ class MimicWriter:
         if died:
             disch_loc = "DIED"
         else:
-            disch_loc = weighted(rng, DISCHARGE_LOCATIONS)
+            disch_loc = weighted(rng, POPULATION.discharge_locations)
             if d.key in ("hip_fx", "stroke") and rng.random() < 0.5:
                 disch_loc = weighted(rng, (("SKILLED NURSING FACILITY", 0.5), ("REHAB", 0.5)))
         if died:
@@ -496,7 +413,7 @@ class MimicWriter:
         for itemid, item in LAB_ITEMS.items():
             base[itemid] = item.normal_for(p.sex)
         for key in chronic:
-            base.update(CHRONIC_LABS.get(key, {}))
+            base.update(COMORBIDITIES[key].baseline_labs)
         return base
 
     def _lab_draws(self, rng, p: Patient, d: Disease, base: dict, t_first: int, admittime: int, dischtime: int,
@@ -767,7 +684,7 @@ class MimicWriter:
             code, title = (c9, t9) if version == 9 else (c10, t10)
             day = admittime + rng.randint(0, max(0, int((dischtime - admittime) / DAY) - 1)) * DAY
             rows.append((sid, hadm, len(rows) + 1, day_str(day), code, version))
-            lines.append(PROCEDURE_NOTE.get(key, t9) if rng.random() < 0.75 else (t9 if version == 9 else t10))
+            lines.append(PROCEDURE_NOTES[key] if rng.random() < 0.75 else (t9 if version == 9 else t10))
         if rows:
             self.w["mimic-iv/hosp/procedures_icd.csv.gz"].write_many(rows)
         return lines, todo
@@ -908,11 +825,11 @@ class MimicWriter:
             if k % 4 == 0 and rng.random() < 0.2:
                 caregiver = rng.choice(self.caregivers)
             for key in ("hr", "sbp", "dbp", "map", "rr", "spo2"):
-                itemid, uom = VITAL_ITEMS[key]
+                itemid, uom = CHART_ITEMS[key]
                 sv = str(int(round(vals[key])))
                 rows.append((sid, hadm, stay_id, caregiver, cs, ss, itemid, sv, sv, uom, 0))
             if k % 4 == 0:
-                itemid, uom = VITAL_ITEMS["temp"]
+                itemid, uom = CHART_ITEMS["temp"]
                 sv = f"{vals['temp']:.1f}"
                 rows.append((sid, hadm, stay_id, caregiver, cs, ss, itemid, sv, sv, uom, 0))
             if k % 8 == 0:
@@ -920,7 +837,8 @@ class MimicWriter:
                     rows.append((sid, hadm, stay_id, caregiver, cs, ss, itemid, text, score, "", 0))
             if fs and k % 6 == 0:
                 g = str(int(max(40, rng.gauss(260 if d.key == "dka" and k < 6 else 160, 45))))
-                rows.append((sid, hadm, stay_id, caregiver, cs, ss, 225664, g, g, "None", 0))
+                itemid, uom = CHART_ITEMS["glucose_fs"]
+                rows.append((sid, hadm, stay_id, caregiver, cs, ss, itemid, g, g, uom, 0))
             k += 1
             t += (1 if k < 4 else 4) * HOUR + rng.randint(-10, 10) * MINUTE
         self.w["mimic-iv/icu/chartevents.csv.gz"].write_many(rows)
@@ -1054,8 +972,9 @@ class MimicWriter:
             dc_meds.append(DRUGS[key].sig)
         chronic_course = []
         for key in chronic:
-            if key in CHRONIC_COURSE and rng.random() < 0.7:
-                chronic_course.append(rng.choice(CHRONIC_COURSE[key]))
+            course = COMORBIDITIES[key].course
+            if course and rng.random() < 0.7:
+                chronic_course.append(rng.choice(course))
         ctx = notes.NoteContext(
             disease=d, sex=p.sex, service=d.service, cc=rng.choice(d.chief_complaints).format_map(fmt), vitals=v_adm,
             vitals_dc=v_dc,

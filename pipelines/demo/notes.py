@@ -11,70 +11,11 @@ import random
 import re
 from dataclasses import dataclass, field
 
-from .diseases import Disease, Imaging
+from .catalog import catalog
+from .records import Disease, Imaging
 from .writer import SafeDict, wrap
 
-NORMAL_EXAM = {
-    "General": ("Well appearing, NAD", "Alert, no acute distress", "Comfortable, pleasant, NAD",
-                "AAOx3, NAD"),
-    "HEENT": ("NCAT, PERRL, EOMI, sclera anicteric, MMM, OP clear", "Sclera anicteric, MMM, oropharynx clear",
-              "NC/AT, EOMI, MMM"),
-    "Neck": ("Supple, JVP not elevated, no LAD", "Supple, no JVD", "No JVD, no lymphadenopathy"),
-    "CV": ("RRR, normal S1 S2, no murmurs, rubs, or gallops", "Regular rate and rhythm, no m/r/g",
-           "RRR, nl S1/S2, no MRG"),
-    "Lungs": ("CTAB, no wheezes, rales, rhonchi", "Clear to auscultation bilaterally",
-              "CTAB, breathing comfortably on RA"),
-    "Abdomen": ("Soft, non-tender, non-distended, +BS, no organomegaly", "Soft, NT/ND, normoactive BS",
-                "Soft, nontender, nondistended"),
-    "Ext": ("Warm, well perfused, 2+ pulses, no clubbing, cyanosis or edema", "WWP, no edema",
-            "No c/c/e, 2+ DP pulses"),
-    "Skin": ("No rashes or lesions", "Warm and dry, no rash", "No jaundice, no rashes"),
-    "Neuro": ("A&Ox3, CNII-XII intact, strength 5/5 throughout, sensation grossly intact",
-              "AOx3, moving all extremities, nonfocal", "Alert and oriented, CN II-XII grossly intact, "
-              "no focal deficits"),
-}
-EXAM_ORDER = ("General", "HEENT", "Neck", "CV", "Lungs", "Abdomen", "GU", "Rectal", "MSK", "Ext", "Skin", "Neuro")
-EXAM_LABELS = {
-    "General": ("General:", "GENERAL:", "Gen:", "GEN:"),
-    "HEENT": ("HEENT:", "HEENT:", "HEENT:", "Eyes/ENT:"),
-    "Neck": ("Neck:", "NECK:", "Neck:", "NECK:"),
-    "CV": ("CV:", "CARDIAC:", "Heart:", "CV:"),
-    "Lungs": ("Lungs:", "LUNGS:", "Pulm:", "RESP:"),
-    "Abdomen": ("Abdomen:", "ABDOMEN:", "Abd:", "GI:"),
-    "GU": ("GU:", "GU:", "GU:", "GU:"),
-    "Rectal": ("Rectal:", "RECTAL:", "Rectal:", "Rectal:"),
-    "MSK": ("MSK:", "MSK:", "MSK:", "Musculoskeletal:"),
-    "Ext": ("Extremities:", "EXTREMITIES:", "Ext:", "EXT:"),
-    "Skin": ("Skin:", "SKIN:", "Skin:", "SKIN:"),
-    "Neuro": ("Neuro:", "NEURO:", "Neuro:", "NEURO:"),
-}
-ALLERGIES = (
-    "No Known Allergies / Adverse Drug Reactions", "No Known Allergies / Adverse Drug Reactions",
-    "No Known Allergies / Adverse Drug Reactions", "Patient recorded as having No Known Allergies to Drugs",
-    "Penicillins", "Sulfa (Sulfonamide Antibiotics)", "Codeine", "lisinopril", "Penicillins / Codeine",
-    "Iodinated Contrast Media - IV Dye", "shellfish derived",
-)
-FAMILY_HISTORY = (
-    "Mother with hypertension and diabetes. Father died of MI at age ___.",
-    "Non-contributory.", "Noncontributory", "Father with CAD, mother with breast cancer.",
-    "No family history of early MI, arrhythmia, cardiomyopathies, or sudden cardiac death.",
-    "Mother - HTN, stroke. Father - ___. Siblings healthy.", "Denies family history of similar problems.",
-    "Brother with type 2 diabetes. Otherwise noncontributory.",
-)
-DISPOSITION = {
-    "HOME": "Home", "HOME HEALTH CARE": "Home With Service", "SKILLED NURSING FACILITY": "Extended Care",
-    "REHAB": "Extended Care", "CHRONIC/LONG TERM ACUTE CARE": "Extended Care", "DIED": "Expired",
-    "HOSPICE": "Home With Service", "AGAINST ADVICE": "Home", "": "Home",
-}
-DISCHARGE_CONDITION = (
-    "Mental Status: Clear and coherent.\nLevel of Consciousness: Alert and interactive.\n"
-    "Activity Status: Ambulatory - Independent.",
-    "Mental Status: Clear and coherent.\nLevel of Consciousness: Alert and interactive.\n"
-    "Activity Status: Ambulatory - requires assistance or aid (walker or cane).",
-    "Mental Status: Confused - sometimes.\nLevel of Consciousness: Alert and interactive.\n"
-    "Activity Status: Out of Bed with assistance to chair or wheelchair.",
-    "Stable.",
-)
+PHRASES = catalog().notes  # data/notes.yaml
 
 
 @dataclass
@@ -159,8 +100,8 @@ def exam_block(rng: random.Random, disease: Disease, vitals: dict, admission: bo
                fmt: SafeDict | None = None) -> str:
     abnormal = dict(disease.exam)
     lines = [vitals_line(vitals, rng)]
-    for system in EXAM_ORDER:
-        label = EXAM_LABELS[system][label_style]
+    for system in PHRASES.exam_order:
+        label = PHRASES.exam_labels[system][label_style]
         if system in abnormal:
             finding = _pick(rng, abnormal[system])
             if not admission:
@@ -169,15 +110,15 @@ def exam_block(rng: random.Random, disease: Disease, vitals: dict, admission: bo
                     finding = "improved; " + finding
                 elif r < 0.35:
                     finding = "improved, " + finding[0].lower() + finding[1:]
-                elif system in NORMAL_EXAM:
-                    finding = _pick(rng, NORMAL_EXAM[system])
+                elif system in PHRASES.normal_exam:
+                    finding = _pick(rng, PHRASES.normal_exam[system])
                 else:
                     continue
             lines.append(f"{label} {finding.format_map(fmt if fmt is not None else SafeDict())}")
-        elif system in NORMAL_EXAM:
+        elif system in PHRASES.normal_exam:
             if not admission and rng.random() < 0.25:
                 continue
-            lines.append(f"{label} {_pick(rng, NORMAL_EXAM[system])}")
+            lines.append(f"{label} {_pick(rng, PHRASES.normal_exam[system])}")
     return "\n".join(lines)
 
 
@@ -326,7 +267,7 @@ def discharge_summary(rng: random.Random, ctx: NoteContext) -> str:
     add(f"Service: {ctx.service}")
     add(" ")
     add("Allergies: ")
-    add(_pick(rng, ALLERGIES))
+    add(_pick(rng, PHRASES.allergies))
     add(" ")
     add("Attending: ___.")
     add(" ")
@@ -345,7 +286,7 @@ def discharge_summary(rng: random.Random, ctx: NoteContext) -> str:
     if rng.random() < 0.95:
         sections.append(("Social History:", _social(rng, ctx)))
     if rng.random() < 0.9:
-        sections.append(("Family History:", _pick(rng, FAMILY_HISTORY)))
+        sections.append(("Family History:", _pick(rng, PHRASES.family_history)))
 
     adm_label = _pick(rng, ("ADMISSION PHYSICAL EXAM:", "ADMISSION PHYSICAL EXAM:", "ADMISSION EXAM:",
                             "Admission exam:", "ON ADMISSION:", "PHYSICAL EXAM ON ADMISSION:"))
@@ -388,7 +329,7 @@ def discharge_summary(rng: random.Random, ctx: NoteContext) -> str:
     if ctx.discharge_location != "DIED":
         sections.append(("Discharge Medications:", _numbered(ctx.discharge_meds) if ctx.discharge_meds else
                          "None"))
-    disp = DISPOSITION.get(ctx.discharge_location, "Home")
+    disp = PHRASES.disposition.get(ctx.discharge_location, "Home")
     sections.append(("Discharge Disposition:", disp + ("\n \nFacility:\n___" if disp == "Extended Care" else "")))
     primary = _pick(rng, (d.name, d.name, _pick(rng, d.synonyms), d.name.upper()))
     style = rng.randrange(3)
@@ -407,7 +348,7 @@ def discharge_summary(rng: random.Random, ctx: NoteContext) -> str:
         sections.append(("Discharge Condition:", "Expired"))
         sections.append(("Discharge Instructions:", "N/A"))
     else:
-        sections.append(("Discharge Condition:", _pick(rng, DISCHARGE_CONDITION)))
+        sections.append(("Discharge Condition:", _pick(rng, PHRASES.discharge_condition)))
         title = "Mr." if ctx.sex == "M" else "Ms."
         instr = (f"Dear {title} ___,\n\nIt was a pleasure taking care of you at ___.\n\n"
                  f"WHY WERE YOU ADMITTED?\n- {d.discharge_instructions or 'You were admitted to the hospital.'}"

@@ -15,7 +15,8 @@ import math
 import random
 from pathlib import Path
 
-from .diseases import DISEASES, SIC_EXTRA_DIAGNOSES, SIC_MALFORMED_CODES, Disease
+from .diseases import DISEASES, SIC_DIAGNOSES
+from .records import Disease
 from .reference import (
     D_REFERENCES_HEADER,
     LAB_ITEMS,
@@ -25,13 +26,11 @@ from .reference import (
     SIC_HOSP_HOME,
     SIC_HOSP_TRANSFER,
     SIC_LABS,
-    SIC_POC_LABS,
+    SIC_REFERENCE_ROWS,
     SIC_SEPSIS_NO,
     SIC_SEPSIS_YES,
     SIC_SEX_FEMALE,
     SIC_SEX_MALE,
-    SIC_SURGICAL_SITES,
-    SIC_UNITS,
 )
 from .writer import DAY, HOUR, MINUTE, CsvGz, SegmentCsv, make_rng, scramble, weighted
 
@@ -45,8 +44,8 @@ CASES_HEADER = (
 )
 LABORATORY_HEADER = ("id", "CaseID", "LaboratoryID", "Offset", "LaboratoryValue", "LaboratoryType")
 
-_SITE_IDS = {"cardiac": 2231, "vascular": 2211, "colorectal": 2211, "hpb": 2225, "neuro": 2237, "trauma": 2245}
-_SERIAL_LABS = frozenset({367, 658, 301, 314, 469, 463, 348, 657, 341, 450, 456})
+# ICD10Main traps: malformed codes in every 97th case and ~0.8% of the others
+MALFORMED_CODES: tuple[str, ...] = ("C19.x1", "103.2", "I2l.4", "")
 _SEPSIS_KEYS = {"sepsis", "meningitis", "cap", "pyelo", "cdiff"}
 
 
@@ -114,13 +113,14 @@ def sicdb_chunk(segdir: Path, seed: int, patients: list[tuple[int, int, int]]) -
             # diagnosis
             surgical_site = 2250
             if c % 97 == 3 or rng.random() < 0.008:
-                code = SIC_MALFORMED_CODES[(c // 97) % 2] if c % 97 == 3 else rng.choice(SIC_MALFORMED_CODES)
+                code = MALFORMED_CODES[(c // 97) % 2] if c % 97 == 3 else rng.choice(MALFORMED_CODES)
                 text = "" if code == "" else rng.choice(("Sonstige", "Bösartige Neubildung", "unbekannt"))
                 d = None
             elif rng.random() < 0.28:
-                code, text, site, _ = weighted(rng, [(x, x[3]) for x in SIC_EXTRA_DIAGNOSES])
-                if site:
-                    surgical_site = _SITE_IDS.get(site, 2250)
+                dx = weighted(rng, [(x, x.weight) for x in SIC_DIAGNOSES])
+                code, text = dx.gm, dx.title
+                if dx.surgical_site:
+                    surgical_site = dx.surgical_site
                 d = None
             else:
                 d = weighted(rng, diseases)
@@ -177,41 +177,23 @@ def sicdb_chunk(segdir: Path, seed: int, patients: list[tuple[int, int, int]]) -
                     t = -rng.randint(30, 300) * MINUTE  # drawn before PDMS admission
                 frac = 0.6 ** n
                 for sl, item, a, b, noise in per_lab:
-                    if n and sl.lab_id not in _SERIAL_LABS and rng.random() < 0.7:
+                    if n and not sl.serial and rng.random() < 0.7:
                         continue
                     v = b + (a - b) * frac + (rng.random() - 0.5) * noise
                     v = min(item.vmax, max(item.vmin, v)) * sl.factor
                     lab_id += 1
                     rows.append((lab_id, case_id, sl.lab_id, t,
                                  f"{v:.{sl.decimals}f}" if sl.decimals else str(int(round(v))),
-                                 2 if sl.lab_id in SIC_POC_LABS and rng.random() < 0.6 else 1))
+                                 2 if sl.point_of_care and rng.random() < 0.6 else 1))
             lab.write_many(rows)
     return {"sicdb/cases.csv.gz": cases.close(), "sicdb/laboratory.csv.gz": lab.close()}
 
 
 def write_d_references(out: Path) -> dict[str, int]:
     refs = CsvGz(out / "sicdb" / "d_references.csv.gz", D_REFERENCES_HEADER)
-    ref_rows = [
-        (SIC_SEX_MALE, "männlich", "Sex", "Geschlecht", "", 1, 1, "", ""),
-        (SIC_SEX_FEMALE, "weiblich", "Sex", "Geschlecht", "", 2, 1, "", ""),
-        (739, "Nein", "AdmissionFormHasSepsis", "Sepsis bei Aufnahme", "", 1, 1, "", ""),
-        (740, "Ja", "AdmissionFormHasSepsis", "Sepsis bei Aufnahme", "", 2, 1, "", ""),
-        (SIC_DISCHARGE_ALIVE, "lebend", "DischargeState", "Entlassungszustand", "", 1, 1, "", ""),
-        (2212, "unbekannt", "DischargeState", "Entlassungszustand", "", 3, 1, "", ""),
-        (SIC_DISCHARGE_DEAD, "verstorben", "DischargeState", "Entlassungszustand", "", 2, 1, "", ""),
-        (SIC_HOSP_HOME, "Entlassung nach Hause", "HospitalDischargeType", "Entlassungsart", "", 1, 1, "", ""),
-        (SIC_HOSP_DECEASED, "Tod", "HospitalDischargeType", "Entlassungsart", "", 2, 1, "", ""),
-        (SIC_HOSP_TRANSFER, "Verlegung in anderes Krankenhaus", "HospitalDischargeType", "Entlassungsart", "", 3, 1,
-         "", ""),
-        (3040, "Normalstation", "Unit", "Station", "", 10, 1, "", ""),
-        (3041, "Externes Krankenhaus", "Unit", "Station", "", 11, 1, "", ""),
-    ]
-    for uid, name, kind in SIC_UNITS:
-        ref_rows.append((uid, name, kind, "Station", "", uid, 1, "", ""))
-    for sid, name in SIC_SURGICAL_SITES:
-        ref_rows.append((sid, name, "SurgicalSite", "Operationsgebiet", "", sid - 2200, 1, "", ""))
+    rows = list(SIC_REFERENCE_ROWS)
     for sl in SIC_LABS:
-        ref_rows.append((sl.lab_id, sl.name, "Laboratory", sl.name, sl.unit, sl.lab_id, 3, "", sl.loinc))
-    refs.write_many(sorted(ref_rows, key=lambda r: r[0]))
+        rows.append((sl.lab_id, sl.name, "Laboratory", sl.name, sl.unit, sl.lab_id, 3, "", sl.loinc))
+    refs.write_many(sorted(rows, key=lambda r: r[0]))
     refs.close()
     return {"sicdb/d_references.csv.gz": refs.rows}

@@ -6,7 +6,6 @@ import csv
 import datetime as _dt
 import gzip
 import io
-import json
 import random
 import struct
 import zlib
@@ -40,10 +39,6 @@ def ts(sec: int) -> str:
 
 def ts_midnight(sec: int) -> str:
     return day_str(sec) + " 00:00:00"
-
-
-def year_of(sec: int) -> int:
-    return int(day_str(sec)[:4])
 
 
 def year_start(year: int) -> int:
@@ -260,20 +255,6 @@ def assemble_text(path: Path, segments: list[str], remove: bool = True) -> None:
     with open(path, "wb") as f:
         for seg in segments:
             _append_file(f, seg, remove)
-
-
-class JsonlWriter:
-    def __init__(self, path: Path):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._f = open(path, "w", encoding="utf-8", newline="\n")
-        self.rows = 0
-
-    def write(self, obj: dict) -> None:
-        self._f.write(json.dumps(obj, ensure_ascii=False) + "\n")
-        self.rows += 1
-
-    def close(self) -> None:
-        self._f.close()
 
 
 class SafeDict(dict):
