@@ -32,30 +32,26 @@ Terms (:func:`diagnosis_terms`)
 Names, acceptable names and the ICD-10 title, each with simplified forms (parentheses removed or
 unwrapped, the part before the first comma / "with" / "due to", leading qualifiers such as
 "acute", "chronic", "other specified" removed), the code dotted and undotted, and the
-synonyms/abbreviations of every group in ``leakage_synonyms.csv`` that applies to the case.
+synonyms/abbreviations of every group in ``leakage_synonyms.csv`` that applies to the case. The
+word lists behind the simplification and :func:`has_content` are in ``leakage_words.yaml``.
 """
 
 from __future__ import annotations
 
-import csv
 import re
 import unicodedata
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from pathlib import Path
 
 import polars as pl
 
-SYNONYMS_CSV = Path(__file__).with_name("leakage_synonyms.csv")
+from pipelines.datafiles import Record, YamlFile, csv_records, unique
+
+SYNONYMS_FILE = "leakage_synonyms.csv"
+_WORDS = YamlFile(__package__, "leakage_words.yaml", ("generic_words", "content_stop_words"))
 
 # Words that never identify a diagnosis on their own; a simplified form made only of these is dropped.
-_GENERIC = frozenset(
-    """a an and or of the in on with without to due for by at not other others unspecified specified
-    nos site type part parts disease diseases disorder disorders condition conditions syndrome failure
-    infection injury pain abnormal abnormality complication complications acute chronic subacute
-    lesion mass neoplasm unknown primary secondary elsewhere classified encounter initial subsequent
-    sequela severe mild moderate left right bilateral unilateral""".split()
-)
+_GENERIC = frozenset(_WORDS.strings("generic_words"))
 _QUALIFIERS = re.compile(
     r"^(?:(?:acute on chronic|acute|chronic|subacute|other specified|other|unspecified|primary|"
     r"secondary|essential|severe|mild|moderate|recurrent|idiopathic)\s+)+"
@@ -71,10 +67,8 @@ _CUES = re.compile(
     re.IGNORECASE,
 )
 _DELIMS = re.compile(r"[;!?:,()\[\]\n\r]|\.(?!\d)|\b(?:and|or|but)\b", re.IGNORECASE)  # "101.2" is no delimiter
-_CONTENT_STOP = frozenset(
-    """a an and or but of the in on with without to for by at as is was were be has had have
-    history hx h o s p his her their patient pt he she they this that which who""".split()
-)
+# Words that say nothing on their own (has_content).
+_CONTENT_STOP = frozenset(_WORDS.strings("content_stop_words"))
 
 
 @dataclass(frozen=True)
@@ -270,19 +264,26 @@ class SynonymGroup:
     terms: tuple[str, ...]
 
 
+_ICD10_PREFIX = re.compile(r"[A-Z][0-9][0-9A-Z]{0,5}")
+
+
+def _group(record: Record) -> SynonymGroup:
+    prefixes = tuple(p.replace(".", "").upper() for p in record.items("icd10_prefixes", " "))
+    for p in prefixes:
+        if not _ICD10_PREFIX.fullmatch(p):
+            raise record.error("icd10_prefixes", f"{p!r} is not an ICD-10-CM code prefix")
+    terms = record.items("terms")
+    if not terms:
+        raise record.error("terms", "is empty")
+    return SynonymGroup(record.text("group"), prefixes, terms)
+
+
 @lru_cache(maxsize=1)
 def synonym_groups() -> tuple[SynonymGroup, ...]:
     """The documented synonym/abbreviation table (``leakage_synonyms.csv``)."""
-    with SYNONYMS_CSV.open(newline="") as fh:
-        rows = csv.DictReader(line for line in fh if not line.startswith("#"))
-        return tuple(
-            SynonymGroup(
-                row["group"],
-                tuple(p.replace(".", "").upper() for p in row["icd10_prefixes"].split()),
-                tuple(t.strip() for t in row["terms"].split("|") if t.strip()),
-            )
-            for row in rows
-        )
+    records = csv_records(__package__, SYNONYMS_FILE, ("group", "icd10_prefixes", "terms"))
+    unique(records, "group")
+    return tuple(_group(r) for r in records)
 
 
 def _simplified(name: str) -> list[str]:

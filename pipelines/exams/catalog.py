@@ -1,13 +1,13 @@
-"""Canonical exam names: one name per examination, whatever the source calls it.
+"""Canonical exam names of exam_candidates, and the exam catalog.
 
-``exam_aliases.csv`` (beside this module) lists canonical names with their kind, LOINC code where
-one is well established, and aliases: MIMIC ``d_labitems`` / ``d_items`` labels, SICdb
-``d_references`` names (German and English), common abbreviations and spellings (``Hgb``,
-``Hb``, ``Haemoglobin``, ``Hämoglobin`` -> ``Hemoglobin``). Names are compared after
-:func:`name_key` (case, accents and punctuation ignored). A candidate's ``exam_name`` (the
-producer's qualified proposal, e.g. ``Glucose (Urine)``) is looked up; ``raw_name`` is never
-looked up on its own, because an unqualified source label (``Protein`` of a urine dipstick) would
-land on the wrong examination. Names the table does not know stay as proposed and still get a
+The exam vocabulary (:mod:`pipelines.exams.vocabulary`, ``exam_vocabulary.csv``) lists canonical
+names with their kind, LOINC code where one is well established, and aliases: MIMIC
+``d_labitems`` / ``d_items`` labels, SICdb ``d_references`` names (German and English), common
+abbreviations and spellings (``Hgb``, ``Hb``, ``Haemoglobin``, ``Hämoglobin`` -> ``Hemoglobin``).
+Names are compared after :func:`name_key` (case, accents and punctuation ignored). A
+candidate's ``exam_name`` (the producer's qualified proposal, e.g. ``Glucose (Urine)``) is looked
+up; ``raw_name`` is never looked up on its own, because an unqualified source label (``Protein``
+of a urine dipstick) would land on the wrong examination. Names the table does not know stay as proposed and still get a
 catalog row, so every exam a case has can be requested by its name.
 
 :data:`NOT_AN_EXAM` removes source items that are not results a physician can order: MIMIC
@@ -17,13 +17,11 @@ tube holds, specimen labels, serum index flags and ventilator settings reported 
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import cache
-from importlib.resources import files
 
 import polars as pl
 
-ALIASES_FILE = "exam_aliases.csv"
+from pipelines.exams.vocabulary import exams, name_key
 
 NOT_AN_EXAM = re.compile(
     r"\bhold\b|\bheld\b|^uhold$|^specimen type$|^length of urine collection$|^[lhi]$"
@@ -32,29 +30,14 @@ NOT_AN_EXAM = re.compile(
 )
 
 
-def name_key(name: str | None) -> str:
-    """Comparison key: lower case, accents stripped, punctuation folded to single spaces."""
-    if not name:
-        return ""
-    decomposed = unicodedata.normalize("NFKD", name.replace("ß", "ss"))
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
-    return re.sub(r"[^a-z0-9%]+", " ", plain).strip()
-
-
 @cache
 def alias_table() -> pl.DataFrame:
-    """One row per (alias key, canonical name): the canonical name is an alias of itself."""
-    table = pl.read_csv(files(__package__).joinpath(ALIASES_FILE).read_bytes(), infer_schema=False)
-    table = table.with_columns(
-        pl.concat_list(pl.col("exam_name"), pl.col("aliases").fill_null("").str.split("|")).alias("alias")
-    ).explode("alias").filter(pl.col("alias").str.len_chars() > 0)
-    table = table.with_columns(pl.col("alias").map_elements(name_key, return_dtype=pl.Utf8).alias("alias_key"))
-    clashes = table.group_by("alias_key").agg(pl.col("exam_name").n_unique().alias("n")).filter(pl.col("n") > 1)
-    if clashes.height:
-        raise ValueError(f"{ALIASES_FILE}: aliases name several exams: {clashes['alias_key'].to_list()}")
-    return table.select("alias_key", "alias", "exam_name", "kind", "loinc").unique(
-        subset=["alias_key"], keep="first", maintain_order=True
-    )
+    """One row per alias key (``alias``, canonical ``exam_name``, ``kind``, ``loinc``): the canonical
+    name is an alias of itself; an alias written twice for one exam is kept once."""
+    rows = [(name_key(alias), alias, exam.name, exam.kind, exam.loinc) for exam in exams() for alias in exam.names]
+    table = pl.DataFrame(rows, schema={c: pl.Utf8 for c in ("alias_key", "alias", "exam_name", "kind", "loinc")},
+                         orient="row")
+    return table.unique(subset=["alias_key"], keep="first", maintain_order=True)
 
 
 def is_exam(name: str | None) -> bool:

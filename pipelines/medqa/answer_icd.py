@@ -28,19 +28,19 @@ tests/medqa/test_medqa_answer_icd.py re-runs this check on a sample.
 
 from __future__ import annotations
 
-import csv
 import math
 import re
 import warnings
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from importlib.resources import files
 
+from pipelines.datafiles import YamlFile, csv_records
 from pipelines.medqa.text import ascii_fold, is_abbreviation, norm
 
 CREDIBLE = 0.70
 SYNONYM_FILE = "diagnosis_synonyms.csv"
+_ICD10_SHAPE = re.compile(r"[A-Z][0-9][0-9A-Z](?:\.[0-9A-Z]{1,4})?")
 
 _CONF_SYNONYM = 0.98
 _CONF_SYNONYM_VARIANT = 0.93
@@ -144,10 +144,13 @@ class SynonymRow:
 @cache
 def synonym_rows() -> tuple[SynonymRow, ...]:
     rows: list[SynonymRow] = []
-    with files("pipelines.medqa").joinpath(SYNONYM_FILE).open(encoding="utf-8", newline="") as fh:
-        for rec in csv.DictReader(line for line in fh if not line.startswith("#")):
-            names = tuple(n.strip() for n in rec["names"].split("|") if n.strip())
-            rows.append(SynonymRow(rec["icd10"].strip(), names))
+    for record in csv_records(__package__, SYNONYM_FILE, ("icd10", "names")):
+        code = record.text("icd10")
+        if not _ICD10_SHAPE.fullmatch(code):
+            raise record.error("icd10", f"{code!r} is not a dotted ICD-10-CM code")
+        if not record.items("names"):
+            raise record.error("names", "is empty")
+        rows.append(SynonymRow(code, record.items("names")))
     return tuple(rows)
 
 
@@ -230,36 +233,25 @@ def _best_exact(entries: list[_Entry]) -> _Entry:
 
 # --------------------------------------------------------------------------- token overlap
 
-_STOP = {
-    "of", "the", "and", "or", "in", "with", "to", "a", "an", "by", "on", "at", "for", "as", "s",
-    "nos", "nec", "unspecified", "specified", "other", "site", "sites", "part", "initial",
-    "encounter", "subsequent", "sequela", "trimester", "right", "left", "bilateral", "unilateral",
-    "limb", "region", "classified", "elsewhere", "not", "type", "due", "is", "are", "this",
-}
-_FOLD = {
-    "ovarian": "ovary", "renal": "kidney", "nephric": "kidney", "hepatic": "liver", "cardiac": "heart",
-    "pulmonary": "lung", "gastric": "stomach", "cerebral": "brain", "cutaneous": "skin",
-    "uterine": "uterus", "testicular": "testis", "testicle": "testis", "pancreatic": "pancreas",
-    "splenic": "spleen", "colonic": "colon", "esophageal": "esophagus", "duodenal": "duodenum",
-    "intestinal": "intestine", "bronchial": "bronchus", "tracheal": "trachea", "prostatic": "prostate",
-    "mammary": "breast", "ocular": "eye", "aortic": "aorta", "venous": "vein", "arterial": "artery",
-    "nasal": "nose", "vaginal": "vagina", "vesical": "bladder", "thyroidal": "thyroid",
-    "biliary": "bile", "ureteral": "ureter", "urethral": "urethra", "adrenal": "adrenal",
-    "rectal": "rectum", "anal": "anus", "laryngeal": "larynx", "pharyngeal": "pharynx",
-    "cancer": "malignant", "carcinoma": "malignant", "adenocarcinoma": "malignant",
-    "malignancy": "malignant", "sarcoma": "malignant", "tumor": "neoplasm", "tumour": "neoplasm",
-    "neoplasia": "neoplasm", "infection": "infection", "infectious": "infection",
-    "hemorrhage": "hemorrhage", "bleeding": "hemorrhage", "bleed": "hemorrhage", "infarct": "infarction",
-}
-# Histology words that ICD-10-CM does not code (it codes site and behaviour only).
-_MORPHOLOGY = {
-    "squamous", "cell", "small", "ductal", "invasive", "papillary", "follicular", "medullary",
-    "anaplastic", "transitional", "clear", "lobular", "serous", "mucinous", "large", "adeno",
-}
+WORDS_FILE = "answer_words.yaml"
+
+
+@dataclass(frozen=True)
+class _Words:
+    stop: frozenset[str]  # never carry meaning
+    fold: dict[str, str]  # word -> the form titles use ("renal" -> "kidney")
+    morphology: frozenset[str]  # histology words ICD-10-CM does not code
+    location: frozenset[str]  # where in an organ a lesion sits; titles often leave it out
+
+
+@cache
+def _words() -> _Words:
+    doc = YamlFile(__package__, WORDS_FILE, ("stop_words", "folds", "morphology", "location"))
+    return _Words(frozenset(doc.strings("stop_words")), doc.mapping("folds"), frozenset(doc.strings("morphology")),
+                  frozenset(doc.strings("location")))
+
+
 _MORPHOLOGY_WEIGHT = 0.1
-# Where in an organ a lesion sits: ICD-10-CM titles often leave it out ("Inferior wall MI" -> I21).
-_LOCATION = {"inferior", "superior", "anterior", "posterior", "lateral", "medial", "wall", "upper", "lower",
-             "proximal", "distal", "terminal", "lobe", "segment", "stage", "grade", "central", "peripheral"}
 _LOCATION_WEIGHT = 0.3
 # Pregnancy (O), perinatal (P) and congenital (Q) codes only for answers that say so: their
 # inclusion terms reuse adult wording ("Stenosis of aorta" is under Q25).
@@ -282,11 +274,12 @@ def _singular(word: str) -> str:
 
 def content_tokens(text: str) -> frozenset[str]:
     t = norm(_WITHOUT.sub("", text))
+    words = _words()
     out = set()
     for w in t.split():
-        if w in _STOP:
+        if w in words.stop:
             continue
-        w = _FOLD.get(w, _singular(w))
+        w = words.fold.get(w, _singular(w))
         out.add(w)
     if "malignant" in out:
         out.add("neoplasm")
@@ -308,9 +301,9 @@ def _token_index() -> tuple[list[frozenset[str]], dict[str, list[int]], dict[str
 
 def _weight(tok: str, idf: dict[str, float]) -> float:
     w = idf.get(tok, math.log(len(_title_index()[1])))  # unseen words are maximally specific
-    if tok in _MORPHOLOGY:
+    if tok in _words().morphology:
         return w * _MORPHOLOGY_WEIGHT
-    return w * _LOCATION_WEIGHT if tok in _LOCATION else w
+    return w * _LOCATION_WEIGHT if tok in _words().location else w
 
 
 def _fuzzy(text: str) -> tuple[float, _Entry | None]:

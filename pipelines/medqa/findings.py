@@ -1,11 +1,12 @@
 """Examination findings of a vignette as exam results: vitals, labs (prose or tables), text.
 
-Numbers are read with their units; names are proposed in the spelling of
-``pipelines/exams/exam_aliases.csv`` (``Hemoglobin``, ``White blood cell count``, ``Body
-temperature``) so that ``exam_results`` canonicalises them, with the phrase as written kept in
-``raw_name``.  ``abnormal`` comes from, in order: a reference range printed in the item itself
-("(N < 8 mg/L)", "N: 0.5-5 mIU/L"), the USMLE laboratory reference values below (only when the
-unit is the reference unit), or the wording of a qualitative result ("positive", "no growth").
+Numbers are read with their units; lab and vital names are canonical names of the exam
+vocabulary (``pipelines/exams/exam_vocabulary.csv``: ``Hemoglobin``, ``White blood cell count``,
+``Body temperature``), found with the patterns of :mod:`pipelines.medqa.lexicon`, with the phrase
+as written kept in ``raw_name``.  ``abnormal`` comes from, in order: a reference range printed in
+the item itself ("(N < 8 mg/L)", "N: 0.5-5 mIU/L"), the vocabulary's reference ranges
+(``reference_ranges.csv``, USMLE values; only when the unit is the range's unit), or the wording
+of a qualitative result ("positive", "no growth").
 Text findings (signs on examination, imaging, ECG, biopsy) are abnormal unless their wording is
 normal or negated ("no abnormalities", "clear to auscultation", "There is no edema").
 """
@@ -15,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pipelines.exams.vocabulary import ReferenceRange, reference_ranges
+from pipelines.medqa import lexicon
 from pipelines.medqa.text import ascii_fold
 
 
@@ -73,217 +76,31 @@ def normal_unit(unit: str | None) -> str | None:
     u = re.sub(r"^cells/", "/", u)
     u = re.sub(r"/(?:mm3|mm³|µL|uL|μL|mcL)$", "/mm3", u, flags=re.I)
     u = re.sub(r"^(?:degrees?|º)", "°", u, flags=re.I)
-    replacements = {"gm/dL": "g/dL", "gm%": "g/dL", "g%": "g/dL", "mmHg": "mm Hg", "IU/L": "U/L", "/min": "/min",
-                    "perminute": "/min", "beats/min": "/min", "breaths/min": "/min", "sec": "s", "seconds": "s",
-                    "fl": "fL", "kg/m2": "kg/m2", "kg/m²": "kg/m2", "mm/hr": "mm/h", "mm/hour": "mm/h",
-                    "uU/mL": "µU/mL", "μU/mL": "µU/mL", "umol/L": "µmol/L", "μmol/L": "µmol/L", "mOsmol/kg": "mOsm/kg",
-                    "mOsmol/kgH2O": "mOsm/kg", "mOsm/kgH2O": "mOsm/kg", "mIU/L": "mU/L", "cmH2O": "cm H2O",
-                    "mmH2O": "mm H2O", "°c": "°C", "°f": "°F"}
+    replacements = lexicon.unit_spellings()
     return replacements.get(u, replacements.get(u.lower(), u))
 
 
-# ------------------------------------------------------------------------- reference values
-
-@dataclass(frozen=True)
-class Reference:
-    unit: str
-    low: float | None
-    high: float | None
-    female: tuple[float | None, float | None] | None = None
-
-
-# USMLE laboratory reference values (adult); used only when the printed unit matches.
-REFERENCES: dict[str, Reference] = {
-    "Hemoglobin": Reference("g/dL", 13.5, 17.5, (12.0, 16.0)),
-    "Hematocrit": Reference("%", 41, 53, (36, 46)),
-    "White blood cell count": Reference("/mm3", 4500, 11000),
-    "Platelet count": Reference("/mm3", 150000, 400000),
-    "Mean corpuscular volume": Reference("fL", 80, 100),
-    "Mean corpuscular hemoglobin concentration": Reference("%", 31, 36),
-    "Red cell distribution width": Reference("%", None, 14.5),
-    "Reticulocyte count": Reference("%", 0.5, 1.5),
-    "Erythrocyte sedimentation rate": Reference("mm/h", 0, 15, (0, 20)),
-    "Neutrophils": Reference("%", 54, 62),
-    "Bands": Reference("%", 3, 5),
-    "Lymphocytes": Reference("%", 25, 33),
-    "Monocytes": Reference("%", 3, 7),
-    "Eosinophils": Reference("%", 1, 3),
-    "Basophils": Reference("%", 0, 0.75),
-    "Sodium": Reference("mEq/L", 136, 146),
-    "Potassium": Reference("mEq/L", 3.5, 5.0),
-    "Chloride": Reference("mEq/L", 95, 105),
-    "Bicarbonate": Reference("mEq/L", 22, 28),
-    "Blood urea nitrogen": Reference("mg/dL", 7, 18),
-    "Creatinine": Reference("mg/dL", 0.6, 1.2),
-    "Glucose": Reference("mg/dL", 70, 140),  # non-fasting upper bound; vignettes rarely say fasting
-    "Calcium": Reference("mg/dL", 8.4, 10.2),
-    "Magnesium": Reference("mg/dL", 1.5, 2.0),
-    "Phosphate": Reference("mg/dL", 3.0, 4.5),
-    "Alanine aminotransferase": Reference("U/L", 10, 40),
-    "Aspartate aminotransferase": Reference("U/L", 12, 38),
-    "Alkaline phosphatase": Reference("U/L", 25, 100),
-    "Gamma-glutamyl transferase": Reference("U/L", 5, 50),
-    "Total bilirubin": Reference("mg/dL", 0.1, 1.0),
-    "Direct bilirubin": Reference("mg/dL", 0.0, 0.3),
-    "Albumin": Reference("g/dL", 3.5, 5.5),
-    "Total protein": Reference("g/dL", 6.0, 7.8),
-    "Amylase": Reference("U/L", 25, 125),
-    "Lipase": Reference("U/L", 0, 160),
-    "Lactate dehydrogenase": Reference("U/L", 45, 200),
-    "Creatine kinase": Reference("U/L", 25, 90, (10, 70)),
-    "Uric acid": Reference("mg/dL", 3.0, 8.2),
-    "Total cholesterol": Reference("mg/dL", None, 200),
-    "LDL cholesterol": Reference("mg/dL", None, 130),
-    "HDL cholesterol": Reference("mg/dL", 40, None),
-    "Triglycerides": Reference("mg/dL", None, 150),
-    "Thyroid stimulating hormone": Reference("µU/mL", 0.4, 4.0),
-    "Free T4": Reference("ng/dL", 0.9, 1.7),
-    "Prothrombin time": Reference("s", 11, 15),
-    "Partial thromboplastin time": Reference("s", 25, 40),
-    "INR": Reference("", 0.8, 1.2),
-    "Bleeding time": Reference("min", 2, 7),
-    "Ferritin": Reference("ng/mL", 20, 250, (10, 120)),
-    "Iron": Reference("µg/dL", 50, 170),
-    "Total iron-binding capacity": Reference("µg/dL", 250, 400),
-    "Transferrin saturation": Reference("%", 20, 50),
-    "Hemoglobin A1c": Reference("%", 4.0, 5.6),
-    "Blood pH": Reference("", 7.35, 7.45),
-    "pCO2": Reference("mm Hg", 33, 45),
-    "pO2": Reference("mm Hg", 75, 105),
-    "Serum osmolality": Reference("mOsm/kg", 275, 295),
-    "Anion gap": Reference("mEq/L", 7, 16),
-    "CD4+ T-lymphocyte count": Reference("/mm3", 500, None),
-    "Prostate-specific antigen": Reference("ng/mL", None, 4.0),
-    "Lactate": Reference("mmol/L", 0.5, 2.2),
-    # vitals (adults; children get no flag for heart rate, breathing rate and blood pressure)
-    "Body temperature": Reference("°C", 36.0, 37.9),
-    "Heart rate": Reference("/min", 60, 100),
-    "Respiratory rate": Reference("/min", 12, 20),
-    "Oxygen saturation (pulse oximetry)": Reference("%", 95, 100),
-    "Body mass index": Reference("kg/m2", 18.5, 24.9),
-}
-_FAHRENHEIT = Reference("°F", 96.8, 100.3)
-_ADULT_ONLY = {"Heart rate", "Respiratory rate", "Blood pressure"}
-
-
-# ------------------------------------------------------------------------------ lab lexicon
-
-# canonical name -> alias regex (matched on ASCII-folded text, case-insensitive unless noted)
-LABS: list[tuple[str, str]] = [
-    ("Hemoglobin A1c", r"hemoglobin a1c|hb ?a1c|glycated hemoglobin|glycosylated hemoglobin|\ba1c"),
-    ("Mean corpuscular hemoglobin concentration", r"mean corpuscular hemoglobin concentration|\bmchc\b"),
-    ("Mean corpuscular hemoglobin", r"mean corpuscular hemoglobin|\bmch\b"),
-    ("Hemoglobin", r"h(?:a)?emoglobin|\bhgb\b|\bhb\b%?"),
-    ("Hematocrit", r"hematocrit|\bhct\b"),
-    ("Mean corpuscular volume", r"mean corpuscular volume|\bmcv\b"),
-    ("Red cell distribution width", r"red cell distribution width|\brdw\b"),
-    ("Reticulocyte count", r"reticulocyte(?:s| count)?"),
-    ("White blood cell count", r"leukocyte count|leukocytes|white blood cell(?:s| count)?|\bwbc(?: count)?\b|"
-                               r"white cell count|total count|total leukocyte count|wbc count"),
-    ("Platelet count", r"platelet(?:s| count)?|\bplt\b|thrombocyte count"),
-    ("Red blood cell count", r"erythrocyte count|red blood cell count|\brbc count\b"),
-    ("Erythrocyte sedimentation rate", r"erythrocyte sedimentation rate|\besr\b|sedimentation rate"),
-    ("Neutrophils", r"segmented neutrophils|neutrophils?|neutrophile|\bsegs\b|polymorphonuclear"),
-    ("Bands", r"\bbands?\b|band forms"),
-    ("Lymphocytes", r"lymphocytes|lymphs\b"),
-    ("Monocytes", r"monocytes"),
-    ("Eosinophils", r"eosinophils"),
-    ("Basophils", r"basophils"),
-    ("CD4+ T-lymphocyte count", r"cd4\+?(?: t[- ]lymphocyte| t[- ]cell| cell)?(?: count)?"),
-    ("Sodium", r"sodium|\bna\+?(?=[\s:])"),
-    ("Potassium", r"potassium|\bk\+(?=[\s:])|\bk(?=:)"),
-    ("Chloride", r"chloride|\bcl-?(?=[\s:])"),
-    ("Bicarbonate", r"bicarbonate|\bhco3-?|total co2"),
-    ("Blood urea nitrogen", r"urea nitrogen|\bbun\b|blood urea"),
-    ("Creatinine", r"creatinine(?! kinase| clearance)|\bcr\b"),
-    ("Glucose", r"glucose|blood sugar"),
-    ("Ionized calcium", r"ionized calcium"),
-    ("Calcium", r"calcium|\bca2?\+*(?=[\s:])"),
-    ("Magnesium", r"magnesium|\bmg2?\+(?=[\s:])"),
-    ("Phosphate", r"phosphorus|phosphate"),
-    ("Alanine aminotransferase", r"alanine aminotransferase|\balt\b|\bsgpt\b"),
-    ("Aspartate aminotransferase", r"aspartate aminotransferase|\bast\b|\bsgot\b"),
-    ("Alkaline phosphatase", r"alkaline phosphatase|\balk phos\b|\balp\b"),
-    ("Gamma-glutamyl transferase", r"gamma[- ]?glutamyl ?transferase|gamma[- ]?glutamyl ?transpeptidase|\bggt\b"),
-    ("Direct bilirubin", r"direct bilirubin|bilirubin,? direct|conjugated bilirubin"),
-    ("Total bilirubin", r"total bilirubin|bilirubin,? total|bilirubin"),
-    ("Total protein", r"total protein"),
-    ("Albumin", r"albumin"),
-    ("Amylase", r"amylase"),
-    ("Lipase", r"lipase"),
-    ("Lactate dehydrogenase", r"lactate dehydrogenase|\bldh\b"),
-    ("Creatine kinase", r"creatine kinase|\bck\b|creatine phosphokinase|\bcpk\b"),
-    ("Troponin I", r"troponin i\b|troponin"),
-    ("Uric acid", r"uric acid|\burate\b"),
-    ("LDL cholesterol", r"\bldl(?:[- ]cholesterol)?\b|low-density lipoprotein"),
-    ("HDL cholesterol", r"\bhdl(?:[- ]cholesterol)?\b|high-density lipoprotein"),
-    ("Total cholesterol", r"total cholesterol|cholesterol"),
-    ("Triglycerides", r"triglycerides?"),
-    ("Thyroid stimulating hormone", r"thyroid[- ]stimulating hormone|\btsh\b|thyrotropin"),
-    ("Free T4", r"free t4|free thyroxine|\bft4\b"),
-    ("Thyroxine", r"thyroxine|\bt4\b"),
-    ("Triiodothyronine", r"triiodothyronine|\bt3\b"),
-    ("Prothrombin time", r"prothrombin time|\bpt\b"),
-    ("Partial thromboplastin time", r"(?:activated )?partial thromboplastin time|\ba?ptt\b"),
-    ("INR", r"international normalized ratio|\binr\b"),
-    ("Bleeding time", r"bleeding time"),
-    ("Fibrinogen", r"fibrinogen"),
-    ("D-dimer", r"d-dimer"),
-    ("Ferritin", r"ferritin"),
-    ("Total iron-binding capacity", r"total iron[- ]binding capacity|\btibc\b"),
-    ("Transferrin saturation", r"transferrin saturation"),
-    ("Iron", r"\biron\b"),
-    ("Vitamin B12", r"vitamin b12|cobalamin|\bb12\b"),
-    ("Folate", r"folate|folic acid"),
-    ("C-reactive protein", r"c-reactive protein|\bcrp\b"),
-    ("Blood pH", r"\bph\b"),
-    ("pCO2", r"\bp(?:a)?co2\b"),
-    ("pO2", r"\bp(?:a)?o2\b"),
-    ("Lactate", r"lactate|lactic acid"),
-    ("Ammonia", r"ammonia"),
-    ("Serum osmolality", r"(?:serum |plasma )?osmolality"),
-    ("Anion gap", r"anion gap"),
-    ("Prolactin", r"prolactin"),
-    ("Cortisol", r"cortisol"),
-    ("ACTH", r"\bacth\b|adrenocorticotropic hormone|corticotropin"),
-    ("Prostate-specific antigen", r"prostate[- ]specific antigen|\bpsa\b"),
-    ("Human chorionic gonadotropin", r"\bb?-?hcg\b|human chorionic gonadotropin|beta-hcg"),
-    ("Blood group", r"blood (?:group|type)|\bABO\b|\bRh\b"),
-    ("Specific gravity", r"specific gravity"),
-    ("Leukocyte esterase", r"leukocyte esterase"),
-    ("Nitrites", r"nitrites?"),
-    ("Ketones", r"ketones?"),
-    ("Protein", r"\bprotein\b"),
-    ("Blood", r"\bblood\b"),
-]
-# Dipstick analytes only name a result inside a urine (or other fluid) panel.
-_FLUID_ONLY = {"Specific gravity", "Leukocyte esterase", "Nitrites", "Ketones", "Protein", "Blood"}
-_LAB_RE = [(name, re.compile(alias, re.I)) for name, alias in LABS]
-_SPECIMENS = {
-    "urine": re.compile(r"\burin(?:e|alysis|ary)\b|\bdipstick\b", re.I),
-    "CSF": re.compile(r"cerebrospinal|\bcsf\b|lumbar puncture", re.I),
-    "pleural fluid": re.compile(r"pleural fluid|thoracentesis", re.I),
-    "ascitic fluid": re.compile(r"ascitic|paracentesis|peritoneal fluid", re.I),
-    "synovial fluid": re.compile(r"synovial|arthrocentesis|joint fluid|joint aspirat", re.I),
-    "arterial blood gas": re.compile(r"arterial blood gas|\babg\b", re.I),
-}
-_SPECIMEN_LABEL = {"urine": "Urine", "CSF": "CSF", "pleural fluid": "Pleural fluid",
-                   "ascitic fluid": "Ascitic fluid", "synovial fluid": "Synovial fluid"}
+# ---------------------------------------------------------------------------------- lab names
 
 
 def specimen_of(text: str) -> str | None:
-    return next((name for name, rx in _SPECIMENS.items() if rx.search(text)), None)
+    return next((s.name for s in lexicon.specimens() if s.pattern.search(text)), None)
+
+
+def _specimen_label(specimen: str | None) -> str | None:
+    return next((s.label for s in lexicon.specimens() if s.name == specimen), None)
 
 
 def lab_name(raw: str, specimen: str | None = None) -> str | None:
     """Canonical lab name for a raw label, qualified by a non-blood specimen (``Glucose (Urine)``)."""
     folded = ascii_fold(raw).strip()
-    for name, rx in _LAB_RE:
-        if name in _FLUID_ONLY and specimen is None and not re.search(r"\burin", folded, re.I):
+    for lab in lexicon.lab_patterns():
+        # Dipstick analytes only name a result inside a urine (or other fluid) panel.
+        if lab.fluid_only and specimen is None and not re.search(r"\burin", folded, re.I):
             continue
-        if rx.search(folded):
-            label = _SPECIMEN_LABEL.get(specimen or "")
-            return f"{name} ({label})" if label else name
+        if lab.pattern.search(folded):
+            label = _specimen_label(specimen)
+            return f"{lab.name} ({label})" if label else lab.name
     return None
 
 
@@ -335,18 +152,21 @@ def flag_value(name: str, value: float | None, unit: str | None, sex: str | None
     if printed is not None:
         low, high = printed
     else:
-        ref = REFERENCES.get(name)
-        if name == "Body temperature" and unit == "°F":
-            ref = _FAHRENHEIT
-        if ref is None or (ref.unit and ref.unit != (unit or "")):
-            return None, None, None
-        if name in _ADULT_ONLY and (age is None or age < 18):
+        ref = _reference(name, unit)
+        if ref is None or (ref.adults_only and (age is None or age < 18)):
             return None, None, None
         low, high = ref.female if (sex == "F" and ref.female) else (ref.low, ref.high)
     if value is None:
         return None, low, high
     abnormal = (low is not None and value < low) or (high is not None and value > high)
     return bool(abnormal), low, high
+
+
+def _reference(name: str, unit: str | None) -> ReferenceRange | None:
+    """The exam's range in the printed unit, else its unitless range (any unit)."""
+    ranges = reference_ranges().get(name, ())
+    return (next((r for r in ranges if r.unit == (unit or "")), None)
+            or next((r for r in ranges if not r.unit), None))
 
 
 _PRINTED_RANGE = re.compile(
@@ -370,22 +190,6 @@ def printed_range(text: str) -> tuple[tuple[float | None, float | None] | None, 
 
 # ----------------------------------------------------------------------------------- vitals
 
-_VITALS: list[tuple[str, str, re.Pattern[str]]] = [
-    ("Body temperature", "vital", re.compile(
-        rf"(?:temperature|temp|fever(?: of| to| up to)?|febrile to)\b[^.;\d]{{0,25}}?({NUMBER})\s?(°\s?[CF]|º\s?[CF]|degrees? [CF]\b)", re.I)),
-    ("Heart rate", "vital", re.compile(
-        rf"(?:pulse(?: rate)?|heart rate|\bHR\b)[^.;\d]{{0,25}}?({NUMBER})\s?(/\s?min\b|beats/min|beats per minute|bpm|per minute)", re.I)),
-    ("Respiratory rate", "vital", re.compile(
-        rf"(?:respirations?|respiratory rate|breathing rate|\bRR\b)[^.;\d]{{0,25}}?({NUMBER})\s?(/\s?min\b|breaths/min|breaths per minute|per minute)", re.I)),
-    ("Oxygen saturation (pulse oximetry)", "vital", re.compile(
-        rf"(?:oxygen saturation|O2 saturation|SpO2|pulse oximetry|saturation|saturating)[^.;\d]{{0,40}}?({NUMBER})\s?(%)", re.I)),
-    ("Body mass index", "vital", re.compile(
-        rf"(?:BMI|body mass index)[^.;\d]{{0,25}}?({NUMBER})\s?(kg/m\^?2|kg/m²)?", re.I)),
-    ("Body weight", "vital", re.compile(rf"(?:weight|weighs)[^.;\d]{{0,20}}?({NUMBER})\s?(kg|lb)\b", re.I)),
-    ("Body height", "vital", re.compile(rf"(?:height|is)\b[^.;\d]{{0,20}}?({NUMBER})\s?(cm)\b(?=[^.;]{{0,20}}(?:tall|\(|\)|,|$|\.))", re.I)),
-    ("Glasgow Coma Scale", "physical_exam", re.compile(
-        rf"(?:Glasgow Coma Scale|GCS)(?: score)?[^.;\d]{{0,15}}?({NUMBER})", re.I)),
-]
 _BP = re.compile(r"(?:(?P<label>blood pressure|BP)[^.;\d]{0,40}?)?(?P<sys>\d{2,3})\s?/\s?(?P<dia>\d{2,3})\s?(?:mm\s?Hg)", re.I)
 _HEIGHT_CUE = re.compile(r"height|tall", re.I)
 
@@ -407,8 +211,9 @@ def vitals(text: str, offset: int, sex: str | None, age: int | None) -> tuple[li
                               offset + m.start(), offset + m.end(), None, f"{systolic}/{diastolic}", "mm Hg",
                               None, None, abnormal))
         used.append(m.span())
-    for name, kind, rx in _VITALS:
-        for m in rx.finditer(text):
+    for vital in lexicon.vital_patterns(NUMBER):
+        name, kind = vital.exam_name, vital.kind
+        for m in vital.pattern.finditer(text):
             if any(s <= m.start(1) < e for s, e in used):
                 continue
             if name == "Body height" and not _HEIGHT_CUE.search(text[max(0, m.start() - 30): m.end() + 30]):
@@ -569,74 +374,17 @@ def _title(raw: str) -> str:
 
 # ------------------------------------------------------------------------------ text findings
 
-# (regex on the finding text, exam name, kind); the first that matches names the finding.
-_STUDY_NAMES: list[tuple[re.Pattern[str], str, str]] = [
-    (re.compile(r"\b(?:ECG|EKG|electrocardiogra\w*)", re.I), "Electrocardiogram", "ecg"),
-    (re.compile(r"\bEEG\b|electroencephalogra", re.I), "Electroencephalogram", "other"),
-    (re.compile(r"\bEMG\b|electromyogra|nerve conduction", re.I), "Electromyography and nerve conduction studies", "other"),
-    (re.compile(r"spirometr|pulmonary function|flow-volume|FEV1", re.I), "Pulmonary function tests", "other"),
-    (re.compile(r"echocardiogra|\becho\b", re.I), "Echocardiogram", "imaging"),
-    (re.compile(r"mammogra", re.I), "Mammography", "imaging"),
-    (re.compile(r"(?:esophagram|barium swallow|barium esophag|upper GI series)", re.I), "Barium swallow", "imaging"),
-    (re.compile(r"barium enema", re.I), "Barium enema", "imaging"),
-    (re.compile(r"colonoscop", re.I), "Colonoscopy", "imaging"),
-    (re.compile(r"(?:upper )?endoscop|\bEGD\b|esophagogastroduodenoscop", re.I), "Upper endoscopy", "imaging"),
-    (re.compile(r"bronchoscop", re.I), "Bronchoscopy", "imaging"),
-    (re.compile(r"cystoscop", re.I), "Cystoscopy", "imaging"),
-    (re.compile(r"angiogra|arteriogra|venogra", re.I), "Angiography", "imaging"),
-    (re.compile(r"\bdoppler\b", re.I), "Doppler ultrasound", "imaging"),
-    (re.compile(r"\bHIDA\b|cholescintigraph|scintigra|nuclear|\bPET\b|radionuclide|thyroid scan|uptake scan|bone scan|V/Q|ventilation[- ]perfusion", re.I), "Nuclear medicine scan", "imaging"),
-    (re.compile(r"(?:ultraso\w*|sonogra\w*|\bUS\b)", re.I), "Ultrasound", "imaging"),
-    (re.compile(r"\bMRI\b|magnetic resonance|\bMR\b", re.I), "MRI", "imaging"),
-    (re.compile(r"\bCT\b|computed tomograph|CT scan", re.I), "CT", "imaging"),
-    (re.compile(r"x-ray|xray|radiograph|\bfilm\b", re.I), "X-ray", "imaging"),
-    (re.compile(r"fundoscop|funduscop|ophthalmoscop|slit[- ]lamp|visual acuity|fundus", re.I), "Eye examination", "physical_exam"),
-    (re.compile(r"otoscop|tympanic membrane", re.I), "Ear examination", "physical_exam"),
-    (re.compile(r"biops|histolog|patholog|cytolog|aspirate|specimen|microscop|immunohistochem|frozen section", re.I), "Biopsy", "pathology"),
-    (re.compile(r"(?:blood|peripheral) smear|smear|blood film", re.I), "Peripheral blood smear", "lab"),
-    (re.compile(r"gram stain|culture|\bPCR\b|acid-fast|KOH|wet mount|dark-?field", re.I), "Microbiology", "microbiology"),
-    (re.compile(r"urinalysis|urine (?:studies|test|dipstick|analysis|microscopy)", re.I), "Urinalysis", "lab"),
-    (re.compile(r"cerebrospinal|\bCSF\b|lumbar puncture", re.I), "Cerebrospinal fluid analysis", "lab"),
-    (re.compile(r"arterial blood gas|\bABG\b", re.I), "Arterial blood gas", "lab"),
-    (re.compile(r"serolog|antibod|antigen|titer|assay|immunoassay|\bELISA\b|western blot|panel|screen|test(?:s|ing)?\b|level|laborator|serum|plasma|blood count|\bCBC\b|karyotyp|genetic", re.I), "Laboratory studies", "lab"),
-]
-_REGIONS = [
-    ("chest", r"chest|thora|lung"), ("abdomen", r"abdom|liver|gallbladder|hepat|pancrea|spleen|right upper quadrant|RUQ"),
-    ("head", r"head|brain|cran|skull"), ("pelvis", r"pelvi|uter|ovar|adnex|transvaginal"),
-    ("spine", r"spine|spinal|vertebra|lumbar|cervical spine|thoracic spine"), ("kidneys", r"kidney|renal|bladder"),
-    ("neck", r"neck|thyroid|carotid"), ("scrotum", r"scrot|testic"), ("hand", r"hand|wrist|finger"),
-    ("knee", r"knee"), ("hip", r"hip"), ("shoulder", r"shoulder"), ("leg", r"leg|femur|tibia|ankle|foot|lower extremit"),
-    ("arm", r"arm|elbow|humer|forearm|upper extremit"), ("sinuses", r"sinus"), ("orbit", r"orbit"),
-    ("heart", r"heart|cardiac|coronar"), ("breast", r"breast"),
-]
-_EXAM_SYSTEMS_RAW: list[tuple[str, str]] = [
-    (r"vital signs|blood pressure|pulse|temperature|respirations", "Vital signs"),
-    (r"mental status|oriented|mood|affect|thought|speech|insight|judgment|hallucinat|delusion", "Mental status examination"),
-    (r"neurolog|reflex|babinski|strength|sensation|gait|cranial nerve|tone|clonus|romberg|ataxi|tremor|nystagmus|dysmetria|weakness|paralysis|sensory|motor", "Neurologic examination"),
-    (r"cardi|heart|murmur|S1|S2|S3|S4|gallop|rub|jugular venous|JVP|apical impulse|precordi", "Cardiovascular examination"),
-    (r"lung|pulmonary|chest|breath sounds|crackles|rales|wheez|rhonch|fremitus|respiratory examination", "Pulmonary examination"),
-    (r"abdom|liver|spleen|hepat|bowel sounds|epigastr|quadrant|umbilic|ascites|McBurney|Murphy|rebound|guarding|shifting dullness|fluid wave|asterixis", "Abdominal examination"),
-    (r"pelvic|vagin|cervi[cx]\b|cervical os|uter|adnex|speculum|vulv|labia", "Pelvic examination"),
-    (r"rectal|prostate|anal|anus|stool", "Rectal examination"),
-    (r"scrot|testi|penis|penile|genital|inguinal", "Genitourinary examination"),
-    (r"breast|nipple|areola", "Breast examination"),
-    (r"pupil|eye|conjunctiv|scler|retina|fundus|optic|visual|ocular|eyelid|ptosis|icterus", "Eye examination"),
-    (r"ear|tympan|nose|nasal|throat|pharyn|tonsil|oropharynx|mouth|oral|tongue|teeth|gingiv|palate", "Head, ears, nose and throat examination"),
-    (r"thyroid|neck|lymph node|lymphadenopathy|cervical nodes", "Neck and lymph node examination"),
-    (r"skin|rash|lesion|macul|papul|vesic|pustul|plaque|petechia|purpura|ecchymos|bruis|jaundice|pallor|cyanosis|erythema|ulcer|nodule|scal|hair|nail|acne", "Skin examination"),
-    (r"joint|knee|hip|shoulder|elbow|wrist|ankle|spine|back|musculoskeletal|range of motion|extremit|swelling of the|deformity|muscle", "Musculoskeletal examination"),
-    (r"appears|appearance|distress|diaphoretic|lethargic|alert|well-nourished|ill-appearing|cachectic|obese|percentile", "General appearance"),
-]
-_EXAM_SYSTEMS = [(re.compile(rf"\b(?:{pattern})", re.I), name) for pattern, name in _EXAM_SYSTEMS_RAW]
+_REGIONAL = {"X-ray", "CT", "MRI", "Ultrasound"}  # named further by body region
 
 
 def study_name(text: str) -> tuple[str, str] | None:
     """(exam name, kind) of a study named in ``text`` ("A chest x-ray shows ..." -> ("Chest X-ray", "imaging"))."""
     folded = ascii_fold(text)
-    for rx, name, kind in _STUDY_NAMES:
-        if rx.search(folded):
-            if name in {"X-ray", "CT", "MRI", "Ultrasound"}:
-                region = next((r for r, pat in _REGIONS if re.search(pat, folded, re.I)), None)
+    for study in lexicon.study_patterns():
+        name, kind = study.exam_name, study.kind
+        if study.pattern.search(folded):
+            if name in _REGIONAL:
+                region = next((r for r, pattern in lexicon.body_regions() if pattern.search(folded)), None)
                 if name == "X-ray":
                     return (f"{region.capitalize()} X-ray" if region else "X-ray"), kind
                 if name == "Ultrasound" and region == "abdomen":
@@ -651,6 +399,6 @@ def study_name(text: str) -> tuple[str, str] | None:
 
 
 def exam_system(text: str) -> str:
-    """Body system a physical-examination sentence describes (first match in :data:`_EXAM_SYSTEMS`)."""
+    """Body system a physical-examination sentence describes (first match of ``exam_systems.csv``)."""
     folded = ascii_fold(text)
-    return next((name for rx, name in _EXAM_SYSTEMS if rx.search(folded)), "Physical examination")
+    return next((name for rx, name in lexicon.exam_systems() if rx.search(folded)), "Physical examination")

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
+from functools import cache, lru_cache
+
+from pipelines.datafiles import csv_records, unique
 
 _PUNCT_MAP = str.maketrans(
     {
@@ -21,16 +23,16 @@ _PUNCT_MAP = str.maketrans(
     }
 )
 
-# British -> American stems (ICD-10-CM and most USMLE items spell the American way).
-_SPELLING = (
-    ("haemo", "hemo"), ("haema", "hema"), ("aemia", "emia"), ("oedema", "edema"),
-    ("oesophag", "esophag"), ("diarrhoea", "diarrhea"), ("tumour", "tumor"), ("coeliac", "celiac"),
-    ("paediatr", "pediatr"), ("ischaem", "ischem"), ("oestr", "estr"), ("foetal", "fetal"),
-    ("leukaem", "leukem"), ("haemorrh", "hemorrh"), ("anaesth", "anesth"), ("gynaec", "gynec"),
-    ("orthopaed", "orthoped"), ("faec", "fec"), ("caesar", "cesar"), ("dyspnoea", "dyspnea"),
-)
-_SPELLING_RE = re.compile("|".join(re.escape(a) for a, _ in _SPELLING))
-_SPELLING_MAP = dict(_SPELLING)
+SPELLINGS_FILE = "british_spellings.csv"
+
+
+@cache
+def _spellings() -> tuple[re.Pattern[str], dict[str, str]]:
+    """British -> American stems (ICD-10-CM and most USMLE items spell the American way)."""
+    records = csv_records(__package__, SPELLINGS_FILE, ("british", "american"))
+    unique(records, "british")
+    stems = {r.text("british"): r.text("american") for r in records}
+    return re.compile("|".join(re.escape(b) for b in stems)), stems
 
 
 def ascii_fold(text: str) -> str:
@@ -50,7 +52,8 @@ def norm(text: str) -> str:
     t = ascii_fold(text).lower()
     t = re.sub(r"(\w)'s\b", r"\1", t)
     t = re.sub(r"(\w)s'(\s|$)", r"\1s\2", t)
-    t = _SPELLING_RE.sub(lambda m: _SPELLING_MAP[m.group(0)], t)
+    spelling, american = _spellings()
+    t = spelling.sub(lambda m: american[m.group(0)], t)
     t = re.sub(r"[^a-z0-9+]+", " ", t)
     return " ".join(t.split())
 

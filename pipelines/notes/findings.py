@@ -25,7 +25,7 @@ import polars as pl
 from spacy.language import Language
 
 from pipelines.leakage import diagnosis_terms, has_content, scrub
-from pipelines.notes.lexicon import EXAM_SYSTEMS, VITAL_LABELS
+from pipelines.notes.lexicon import EXAM_SYSTEMS, IMAGING_BODY_PARTS, IMAGING_MODALITIES, VITAL_LABELS
 from pipelines.notes.sections import CONTEXT, LINE_BREAKS, SENTENCES, TARGETS, build_nlp
 from pipelines.notes.units import REMOVAL_COLUMNS
 
@@ -165,45 +165,6 @@ def exam_lines(text: str) -> list[tuple[str, int, int]]:
 
 # ------------------------------------------------------------------------------------- imaging
 
-_MODALITIES = [
-    ("CTA", r"\bCTA\b|\bCT ANGIO"),
-    ("CT", r"\bCT\b|\bCAT SCAN"),
-    ("MRA", r"\bMRA\b"),
-    ("MRI", r"\bMRI?\b|\bMAGNETIC"),
-    ("PET", r"\bPET\b"),
-    ("Nuclear medicine", r"\bNM\b|NUCLEAR|SCINTI|\bV/?Q\b"),
-    ("Echocardiogram", r"\bECHO|\bTTE\b|\bTEE\b"),
-    ("Fluoroscopy", r"FLUORO|ESOPHAGRAM|BARIUM|SWALLOW"),
-    ("Mammogram", r"MAMMO"),
-    ("Ultrasound", r"\bUS\b|\bU\.S\.|ULTRASOUND|DUPLEX|DOPPLER|SONO|\bVEINS?\b|\bVENOUS\b"),
-    ("X-ray", r"\bXR\b|X-?RAY|RADIOGRAPH|\bPORTABLE\b|\bPA\b|\bLAT\b|\bAP\b|\bVIEWS?\b|\bFILMS?\b|\bKUB\b"),
-]
-_BODY = [
-    ("lower extremity veins", r"(?:LOWER|\bLE\b|LEG).*(?:VEIN|VENOUS)|(?:VEIN|VENOUS).*(?:LOWER|\bLE\b|LEG)"),
-    ("upper extremity veins", r"(?:UPPER|\bUE\b|ARM).*(?:VEIN|VENOUS)|(?:VEIN|VENOUS).*(?:UPPER|\bUE\b|ARM)"),
-    ("head", r"\bHEAD\b|\bBRAIN\b|CRANI"),
-    ("cervical spine", r"C-?SPINE|CERVICAL"),
-    ("thoracic spine", r"T-?SPINE|THORACIC SPINE"),
-    ("lumbar spine", r"L-?SPINE|LUMBAR"),
-    ("neck", r"\bNECK\b|SOFT TISSUE NECK|CAROTID"),
-    ("chest", r"\bCHEST\b|\bTHORA|\bLUNGS?\b|\bPE PROTOCOL"),
-    ("abdomen", r"\bABD\b|ABDOM|\bKUB\b"),
-    ("pelvis", r"\bPEL\b|PELVI"),
-    ("liver/gallbladder", r"LIVER|GALLBLADDER|\bRUQ\b|HEPAT|BILIARY"),
-    ("kidneys", r"RENAL|KIDNEY"),
-    ("heart", r"\bHEART\b|CARDIAC"),
-    ("scrotum", r"SCROT|TESTI"),
-    ("thyroid", r"THYROID"),
-    ("hip", r"\bHIPS?\b"),
-    ("knee", r"\bKNEES?\b"),
-    ("shoulder", r"SHOULDER"),
-    ("ankle", r"ANKLE"),
-    ("foot", r"\bFOOT\b|\bFEET\b"),
-    ("wrist", r"WRIST"),
-    ("hand", r"\bHANDS?\b"),
-    ("femur", r"FEMUR"),
-]
-
 
 def imaging_exam_name(raw: str | None) -> str:
     """A readable imaging exam name from MIMIC's exam title.
@@ -213,8 +174,8 @@ def imaging_exam_name(raw: str | None) -> str:
     text = " ".join((raw or "").upper().split())
     if not text:
         return "Imaging"
-    modality = next((name for name, pattern in _MODALITIES if re.search(pattern, text)), None)
-    parts = [name for name, pattern in _BODY if re.search(pattern, text)]
+    modality = next((name for name, pattern in IMAGING_MODALITIES if re.search(pattern, text)), None)
+    parts = [name for name, pattern in IMAGING_BODY_PARTS if re.search(pattern, text)]
     if "lower extremity veins" in parts or "upper extremity veins" in parts:
         parts = [p for p in parts if p.endswith("veins")][:1]
     organ = [p for p in parts if p in {"liver/gallbladder", "kidneys"}]

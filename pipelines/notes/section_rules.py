@@ -1,5 +1,8 @@
 """Section header rules (medspaCy ``SectionRule`` regexes) and the visibility policy of every section.
 
+The header phrases and the policy are data (``section_rules.yaml`` beside this module, checked on
+load); this module turns them into rules.
+
 Header matching
 ---------------
 Every header is a phrase at the start of a line followed by a colon, in any letter case, with any
@@ -36,107 +39,46 @@ import re
 
 from medspacy.section_detection import SectionRule
 
+from pipelines.datafiles import YamlFile
+
 PATIENT, EXAM, NEVER = "patient", "exam", "never"
+RULES_FILE = "section_rules.yaml"
+
+_RULES = YamlFile(__package__, RULES_FILE,
+                  ("policy", "discharge_headers", "colon_optional", "bare_admission", "radiology_headers"))
+
+
+def _policy() -> dict[str, tuple[str, str]]:
+    return {name: (r.choice("visibility", (PATIENT, EXAM, NEVER)), r.text("reason"))
+            for name, r in _RULES.records("policy", ("visibility", "reason")).items()}
+
+
+def _headers(section: str) -> dict[str, list[str]]:
+    headers = {name: list(phrases) for name, phrases in _RULES.groups(section).items()}
+    unknown = set(headers) - set(SECTION_POLICY)
+    if unknown:
+        raise _RULES.error(section, f"sections {sorted(unknown)} have no policy")
+    return headers
+
+
+def _colon_optional() -> frozenset[str]:
+    phrases = frozenset(_RULES.strings("colon_optional"))
+    if not phrases <= {p for ps in DISCHARGE_HEADERS.values() for p in ps}:
+        raise _RULES.error("colon_optional", "every phrase must also be a discharge header")
+    return phrases
+
 
 # section -> (visibility, reason). "patient": the simulated patient may tell it; "exam": returned as an
 # examination result when ordered; "never": diagnosis-revealing, post-admission or administrative.
-SECTION_POLICY: dict[str, tuple[str, str]] = {
-    "preamble": (NEVER, "identifiers, dates and service before the first header"),
-    "service": (NEVER, "the admitting service hints at the diagnosis"),
-    "attending": (NEVER, "administrative"),
-    "chief_complaint": (PATIENT, "the patient's reason for coming"),
-    "hpi": (PATIENT, "history the patient can report (hospital events are cut off as ed_course)"),
-    "pmh": (PATIENT, "history known before admission"),
-    "social": (PATIENT, "history known before admission"),
-    "family": (PATIENT, "history known before admission"),
-    "allergies": (PATIENT, "known before admission"),
-    "medications_on_admission": (PATIENT, "medications taken before admission"),
-    "ros": (PATIENT, "symptoms the patient reports"),
-    "ed_course": (NEVER, "ED/outside-hospital/arrival course: clinicians' findings, tests and treatment"),
-    "procedures": (NEVER, "procedures done during the stay reveal diagnosis and treatment"),
-    "physical_exam": (EXAM, "physical exam without admission/discharge sub-headers, taken as the admission exam"),
-    "physical_exam_admission": (EXAM, "examination at presentation"),
-    "physical_exam_discharge": (NEVER, "examination after treatment"),
-    "pertinent_results": (NEVER, "results mixed with interpretations; structured results come from the EHR tables"),
-    "hospital_course": (NEVER, "what happened after admission, names the diagnosis"),
-    "assessment_plan": (NEVER, "clinicians' assessment names the diagnosis"),
-    "medications": (NEVER, "medication list of unclear timing (may be discharge medications)"),
-    "discharge_medications": (NEVER, "treatment chosen after diagnosis"),
-    "discharge_disposition": (NEVER, "outcome after admission"),
-    "discharge_diagnosis": (NEVER, "the diagnosis"),
-    "discharge_condition": (NEVER, "outcome after admission"),
-    "discharge_instructions": (NEVER, "written after diagnosis, names it"),
-    "followup": (NEVER, "written after diagnosis"),
-    "other": (NEVER, "unrecognised header: withheld (fail closed)"),
-    # radiology reports
-    "examination": (NEVER, "exam metadata, used only to name the imaging exam"),
-    "indication": (NEVER, "names the suspected diagnosis"),
-    "technique": (NEVER, "acquisition details"),
-    "comparison": (NEVER, "prior studies"),
-    "findings": (EXAM, "radiologist's description: the imaging result"),
-    "impression": (NEVER, "radiologist's interpretation names diagnoses"),
-    "recommendations": (NEVER, "interpretation and follow-up"),
-}
+SECTION_POLICY: dict[str, tuple[str, str]] = _policy()
 SECTION_VISIBILITY: dict[str, str] = {name: vis for name, (vis, _) in SECTION_POLICY.items()}
-
-DISCHARGE_HEADERS: dict[str, list[str]] = {
-    "service": ["Service"],
-    "attending": ["Attending"],
-    "allergies": ["Allergies", "Allergy", "Drug Allergies", "Allergies/Adverse Drug Reactions", "Allergies/ADRs"],
-    "chief_complaint": ["Chief Complaint", "CC", "Presenting Complaint", "Reason for Admission", "Chief Complaints"],
-    "procedures": ["Major Surgical or Invasive Procedure", "Major Surgical or Invasive Procedures", "Procedures",
-                   "Procedure", "Operations", "Invasive Procedures"],
-    "hpi": ["History of Present Illness", "History of the Present Illness", "HPI", "Present Illness",
-            "History of Presenting Illness"],
-    "ed_course": ["ED Course", "Emergency Department Course", "ED Evaluation", "Course in the ED"],
-    "pmh": ["Past Medical History", "PMH", "PMHx", "Past Medical/Surgical History", "Past Medical and Surgical History",
-            "Past History", "Medical History", "Past Surgical History", "PSH", "PSHx", "Past Oncologic History",
-            "Oncologic History", "Cardiac History", "Cardiac Risk Factors", "Other Past Medical History",
-            "Past Psychiatric History"],
-    "social": ["Social History", "SH", "SHx", "Social Hx"],
-    "family": ["Family History", "FH", "FHx", "Family Hx"],
-    "ros": ["Review of Systems", "ROS", "Review of Symptoms"],
-    "medications_on_admission": ["Medications on Admission", "Admission Medications", "Home Medications",
-                                 "Outpatient Medications", "Preadmission Medications", "Medications Prior to Admission",
-                                 "Meds on Admission", "Home Meds", "Admission Meds", "Medications at Home"],
-    "medications": ["Medications", "Meds", "Current Medications"],
-    "physical_exam": ["Physical Exam", "Physical Examination", "PE", "Exam"],
-    "physical_exam_admission": ["Admission Physical Exam", "Admission Physical Examination", "Admission Exam",
-                                "Physical Exam on Admission", "Physical Examination on Admission", "Exam on Admission",
-                                "Admission PE", "Admit Exam", "PE on Admission", "Admission Physical"],
-    "physical_exam_discharge": ["Discharge Physical Exam", "Discharge Physical Examination", "Discharge Exam",
-                                "Physical Exam on Discharge", "Physical Examination on Discharge", "Exam on Discharge",
-                                "Discharge PE", "PE on Discharge", "Discharge Physical", "Exam at Discharge",
-                                # bare sub-headers: always end the admission exam (see module docstring)
-                                "Discharge", "On Discharge", "At Discharge", "Upon Discharge", "Day of Discharge"],
-    "pertinent_results": ["Pertinent Results", "Pertinent Labs", "Labs", "Laboratory Data", "Laboratory Results",
-                          "Admission Labs", "Discharge Labs", "Labs on Admission", "Labs on Discharge", "Studies",
-                          "Imaging", "Microbiology", "Micro", "Pertinent Studies", "Data", "Results", "Imaging/Studies",
-                          "Studies/Imaging"],
-    "hospital_course": ["Brief Hospital Course", "Hospital Course", "Summary of Hospital Course", "Course",
-                        "Hospital Course by Problem", "Transitional Issues", "Active Issues", "Chronic Issues",
-                        "Acute Issues", "Brief Summary of Hospital Course", "Chronic/Stable Issues", "Acute/Active Issues",
-                        "Active/Acute Issues", "Stable Issues"],
-    "assessment_plan": ["Assessment and Plan", "Assessment & Plan", "Assessment/Plan", "A/P", "A&P", "Assessment",
-                        "Plan", "Impression and Plan", "Impression", "Impression/Plan"],
-    "discharge_medications": ["Discharge Medications", "Medications on Discharge", "Discharge Meds",
-                              "Medications at Discharge"],
-    "discharge_disposition": ["Discharge Disposition", "Disposition", "Facility"],
-    "discharge_diagnosis": ["Discharge Diagnosis", "Discharge Diagnoses", "Final Diagnosis", "Final Diagnoses",
-                            "Primary Diagnosis", "Secondary Diagnosis", "Primary Diagnoses", "Secondary Diagnoses", "Primary",
-                            "Secondary",
-                            "Diagnoses", "Diagnosis"],
-    "discharge_condition": ["Discharge Condition", "Condition at Discharge", "Condition on Discharge"],
-    "discharge_instructions": ["Discharge Instructions", "Instructions"],
-    "followup": ["Followup Instructions", "Follow-up Instructions", "Follow up Instructions", "Followup",
-                 "Follow-up", "Follow up", "Follow-up Appointments"],
-}
+DISCHARGE_HEADERS: dict[str, list[str]] = _headers("discharge_headers")
+RADIOLOGY_HEADERS: dict[str, list[str]] = _headers("radiology_headers")
 # Exam sub-headers MIMIC writes alone on a line, sometimes without a colon.
-_COLON_OPTIONAL = {"Admission Physical Exam", "Discharge Physical Exam", "Admission Physical Examination",
-                   "Discharge Physical Examination", "Admission Exam", "Discharge Exam",
-                   "Physical Exam on Admission", "Physical Exam on Discharge"}
+_COLON_OPTIONAL = _colon_optional()
 # "Admission:" alone counts only inside a physical exam (parent rule); elsewhere it is lab/result text.
-_BARE_ADMISSION = ["Admission", "On Admission", "At Admission", "Upon Admission", "Day of Admission"]
+_BARE_ADMISSION = list(_RULES.strings("bare_admission"))
+
 # A sentence that opens with one of these starts ed_course inside the HPI.
 _ARRIVAL = (
     r"(?:in|at)\s+the\s+(?:___\s+)?(?:ED|emergency\s+(?:department|room)|ER|OSH|outside\s+hospital)\b"
@@ -145,20 +87,6 @@ _ARRIVAL = (
     r"|on\s+the\s+floor\b|in\s+the\s+(?:ICU|CCU|MICU)\b"
     r"|(?:ED|ER|initial|triage|presenting)\s+(?:vitals|VS|vital\s+signs)\b|vitals\s+in\s+the\s+(?:ED|ER)\b"
 )
-
-RADIOLOGY_HEADERS: dict[str, list[str]] = {
-    "examination": ["Examination", "Exam", "Study", "Procedure", "Exam Type"],
-    "indication": ["Indication", "Indications", "Clinical Indication", "Reason for Exam", "Reason for Examination",
-                   "Reason for Study", "History", "Clinical History", "Clinical Information", "Clinical Details"],
-    "technique": ["Technique", "Protocol", "Dose", "Contrast"],
-    "comparison": ["Comparison", "Comparisons", "Prior Studies"],
-    "findings": ["Findings", "Finding", "Report"],
-    # a combined "findings and impression" names diagnoses like an impression does
-    "impression": ["Impression", "Impressions", "Conclusion", "Conclusions", "Summary", "Opinion", "Wet Read",
-                   "Interpretation", "Findings and Impression", "Findings/Impression", "Impression and Findings"],
-    "recommendations": ["Recommendation", "Recommendations", "Recommendation(s)", "Notification", "Communication",
-                        "Addendum"],
-}
 
 _GAP = r"[ \t]+"
 _DEIDENTIFIED = r"_{2,}"

@@ -28,7 +28,7 @@ from medspacy.target_matcher import TargetRule
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from pipelines.notes.lexicon import ABNORMAL_FINDINGS, NORMAL_FINDINGS
+from pipelines.notes.lexicon import ABNORMAL_FINDINGS, NORMAL_FINDINGS, PERIOD_ABBREVIATIONS
 from pipelines.notes.section_rules import (
     SECTION_POLICY,
     SECTION_VISIBILITY,
@@ -47,9 +47,6 @@ DISCHARGE_SECTIONIZER = "discharge_sectionizer"
 RADIOLOGY_SECTIONIZER = "radiology_sectionizer"
 SENTENCES, LINE_BREAKS = "sentencizer", "line_break_sentences"
 TARGETS, CONTEXT = "medspacy_target_matcher", "medspacy_context"
-# clinical abbreviations that end in a period and must not end a sentence
-_PERIOD_ABBREVIATIONS = ["y.o.", "Y.O.", "yo.", "p.o.", "P.O.", "b.i.d.", "t.i.d.", "q.i.d.", "q.d.", "q.h.s.",
-                         "a.m.", "p.m.", "approx.", "Approx.", "pt.", "Pt.", "hx.", "Hx.", "no.", "No.", "St."]
 
 SECTIONS_SCHEMA = {
     "note_id": pl.Utf8,
@@ -76,7 +73,7 @@ def line_break_sentences(doc: Doc) -> Doc:
 def build_nlp() -> Language:
     """The medspaCy pipeline of the note path (cached: building it takes a few seconds)."""
     nlp = medspacy.load(medspacy_enable=["medspacy_tokenizer", TARGETS, CONTEXT])
-    for abbreviation in _PERIOD_ABBREVIATIONS:
+    for abbreviation in PERIOD_ABBREVIATIONS:  # they end in a period but end no sentence
         nlp.tokenizer.add_special_case(abbreviation, [{"ORTH": abbreviation}])
     nlp.add_pipe("sentencizer", name=SENTENCES, first=True, config={"punct_chars": [".", "!", "?", ";"]})
     nlp.add_pipe(LINE_BREAKS, after=SENTENCES)

@@ -41,7 +41,7 @@ from spacy.util import filter_spans
 
 from pipelines import ids
 from pipelines.leakage import Mention, diagnosis_terms, has_content, normalise, scrub
-from pipelines.notes.lexicon import expand
+from pipelines.notes.lexicon import CONTINUATION_WORDS, expand
 from pipelines.notes.sections import CONTEXT, LINE_BREAKS, SENTENCES, build_nlp
 from pipelines.notes.section_rules import PATIENT
 
@@ -110,11 +110,6 @@ _LEAD_IN = re.compile(
 )
 _COMMA_CUT = re.compile(r",[ \t]*(?:and[ \t]+|or[ \t]+)?", re.IGNORECASE)
 _LIST_CUT = re.compile(r",[ \t]*(?:and[ \t]+|or[ \t]+)?|[ \t]+(?:and|or)[ \t]+", re.IGNORECASE)
-_CONTINUATION = frozenset(
-    """quit since which that who when while until after before then last but now currently controlled diet on
-    off s/p status requiring requires required complicated treated managed followed recently previously x for in
-    at with without to of from per as""".split()
-)
 _ALLERGY_CUT = re.compile(r"[ \t]*[/,;][ \t]*")
 _NO_ALLERGIES = re.compile(r"no[ \t]+known[ \t]+(?:drug[ \t]+)?allerg|\bNKDA\b|\bNKA\b|no[ \t]+allergies", re.IGNORECASE)
 _BOILERPLATE = re.compile(
@@ -199,7 +194,7 @@ def _items(text: str, start: int, end: int, cut: re.Pattern[str] | None) -> list
         return [(start, end)]
     for s, e in items:
         words = text[s:e].split()
-        if len(words) > _MAX_ITEM_WORDS or words[0].lower() in _CONTINUATION:
+        if len(words) > _MAX_ITEM_WORDS or words[0].lower() in CONTINUATION_WORDS:
             return [(start, end)]
     return items
 
