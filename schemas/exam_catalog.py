@@ -1,7 +1,7 @@
 """exam_catalog: canonical exam names with aliases, so requests match by name.
 
 ``loinc`` (added beyond data-contract.md) is the LOINC code where one is well established
-(pipelines/exams/exam_aliases.csv) or the source ships it (SICdb ``d_references``)."""
+(pipelines/exams/exam_vocabulary.csv) or the source ships it (SICdb ``d_references``)."""
 
 import pandera.polars as pa
 import polars as pl

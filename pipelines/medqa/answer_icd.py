@@ -312,7 +312,8 @@ def _fuzzy(text: str) -> tuple[float, _Entry | None]:
         return 0.0, None
     token_sets, postings, idf = _token_index()
     _, entries = _title_index()
-    ranked = sorted(query, key=lambda t: -_weight(t, idf))
+    # Ties broken by the word itself: set order depends on PYTHONHASHSEED, the mapping must not.
+    ranked = sorted(query, key=lambda t: (-_weight(t, idf), t))
     candidates: set[int] = set()
     for tok in ranked[:3]:  # entries sharing one of the answer's most specific words
         candidates.update(postings.get(tok, ()))
@@ -320,8 +321,8 @@ def _fuzzy(text: str) -> tuple[float, _Entry | None]:
     best: tuple | None = None
     for i in candidates:
         toks = token_sets[i]
-        inter = sum(_weight(t, idf) for t in query & toks)
-        union = sum(_weight(t, idf) for t in query | toks)
+        inter = sum(_weight(t, idf) for t in sorted(query & toks))
+        union = sum(_weight(t, idf) for t in sorted(query | toks))
         score = inter / union if union else 0.0
         e = entries[i]
         if e.code[0] in _CHAPTER_CUES and e.code[0] not in context_chapters:

@@ -70,3 +70,18 @@ def test_credible_token_matches_are_mostly_right(monkeypatch):
             fuzzy.append(m.icd10[:3] == code[:3])
     assert len(fuzzy) >= 20
     assert sum(fuzzy) / len(fuzzy) >= 0.8
+
+
+def test_mapping_does_not_depend_on_the_hash_seed(medqa_sample):
+    """Every answer and option of the real sample maps the same under two PYTHONHASHSEED values
+    (set iteration order must never decide a tie)."""
+    import os
+    import subprocess
+    import sys
+
+    script = ("import json, sys\nfrom pipelines.medqa.answer_icd import map_answer\n"
+              "names = sorted({o for line in open(sys.argv[1]) for o in json.loads(line)['options'].values()})\n"
+              "print(json.dumps([[n, (m := map_answer(n)).icd10, m.reason] for n in names]))\n")
+    outputs = [subprocess.run([sys.executable, "-c", script, str(medqa_sample)], capture_output=True, text=True,
+                              check=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")]
+    assert outputs[0] == outputs[1] and len(outputs[0]) > 1000
