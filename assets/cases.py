@@ -29,7 +29,7 @@ SKELETON_DEPS = [
                      description="Source records that did not become candidate cases, with the reason."),
     ],
 )
-def case_skeleton(context: dg.AssetExecutionContext, clinverse: ClinverseResource):
+def case_skeleton(clinverse: ClinverseResource):
     settings = clinverse.settings()
     warehouse = clinverse.warehouse()
     started = time.perf_counter()
@@ -40,15 +40,16 @@ def case_skeleton(context: dg.AssetExecutionContext, clinverse: ClinverseResourc
             warehouse.scan("note_discharge").select("note_id", "hadm_id").collect()
             if "mimic_note" in sources else None
         )
-        parts.append(mimic_skeleton(warehouse, settings.id_key, settings.dataset_label("mimic_iv", settings.mimic_iv_dir),
+        parts.append(mimic_skeleton(warehouse, settings.id_key,
+                                    settings.dataset_label("mimic_iv", settings.location("mimic_iv")),
                                     settings.test_fraction, notes))
     if "sicdb" in sources:
-        parts.append(sicdb_skeleton(warehouse, settings.id_key, settings.dataset_label("sicdb", settings.sicdb_dir),
+        parts.append(sicdb_skeleton(warehouse, settings.id_key, settings.dataset_label("sicdb", settings.location("sicdb")),
                                     settings.test_fraction))
     if "medqa" in sources:
         from pipelines.cases.medqa_skeleton import medqa_skeleton
 
-        first = settings.medqa_paths[0]
+        first = settings.location("medqa")
         parts.append(medqa_skeleton(warehouse.read(MEDQA_TABLE), settings.id_key,
                                     settings.dataset_label("medqa", first.parent if first else None), settings.test_fraction))
     built = combine(parts)

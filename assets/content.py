@@ -1,6 +1,7 @@
-"""Case curation assets: opening presentations per source, then the final ``cases`` (kept by the
-evidence-sufficiency rule) and ``excluded_cases``, with the blocking checks that guard them.
-The MedQA presentation producer (assets/medqa.py) is the asset ``presentations_medqa``.
+"""Case curation assets: opening presentations per entry of pipelines/content/producers.py,
+then the final ``cases`` (kept by the evidence-sufficiency rule) and ``excluded_cases``, with the
+blocking checks that guard them, and ``leakage_removals``, gathered from every asset that writes a
+partition of it. The MedQA presentation producer (assets/medqa.py) is the asset ``presentations_medqa``.
 """
 
 from __future__ import annotations
@@ -10,65 +11,30 @@ import time
 import dagster as dg
 import polars as pl
 
-from assets._content import leak_check, result, skip_unconfigured
-from pipelines.content.case_keys import mimic_cases, sicdb_cases
+from assets.factories import gathered_table_asset, leak_check, producer_assets
+from pipelines.content import producers
 from pipelines.content.cases import curate, evidence_counts, thresholds
-from pipelines.content.leakage_guard import audit, case_terms, scrub_column
-from pipelines.content.partitions import write_partition
-from pipelines.content.presentation import mimic_presentations, sicdb_presentations
+from pipelines.content.leakage_guard import audit, case_terms
 from pipelines.resources import ClinverseResource
-from pipelines.warehouse import Warehouse
 
 GROUP = "content"
-SKELETON = ["case_skeleton", "case_provenance"]
-PRESENTATION_PRODUCERS = ["presentations_mimic_iv", "presentations_sicdb", "presentations_medqa"]
+TABLE = "presentations"
+CASES_DEPS = [*producers.assets(TABLE), "information_units", "exam_results", "case_skeleton", "skeleton_exclusions"]
 
+PRESENTATION_PRODUCERS = producer_assets(TABLE)
 
-def _clean_complaints(warehouse: Warehouse, skeleton: pl.DataFrame) -> pl.DataFrame:
-    """Disclosed chief-complaint units of the note producer that do not name the diagnosis."""
-    units = warehouse.scan("unit_candidates").filter(
-        (pl.col("category") == "chief_complaint") & pl.col("disclosed")
-    ).select("case_id", "ordinal", "text").collect().sort("case_id", "ordinal")
-    checked = scrub_column(units, "text", case_terms(skeleton.join(units.select("case_id").unique(), on="case_id")))
-    return checked.filter(pl.col("leak_terms").is_null()).select("case_id", "text")
-
-
-@dg.asset(group_name=GROUP, deps=["unit_candidates_mimic_notes", "mimic_admissions", *SKELETON], kinds={"polars"},
-          description="presentations partition mimic_iv: age, sex and chief complaint, else how the patient was admitted.")
-def presentations_mimic_iv(clinverse: ClinverseResource) -> dg.MaterializeResult:
-    started = time.perf_counter()
-    skipped = skip_unconfigured(clinverse, ("mimic_iv",), "presentations", "mimic_iv", "MIMIC-IV not configured",
-                                started)
-    if skipped is not None:
-        return skipped
-    warehouse = clinverse.warehouse()
-    cases = mimic_cases(warehouse)
-    complaints = _clean_complaints(warehouse, warehouse.read("case_skeleton"))
-    table = mimic_presentations(cases, complaints)
-    written = write_partition(warehouse, "presentations", "mimic_iv", table)
-    return result(written, started, with_chief_complaint=complaints["case_id"].n_unique())
-
-
-@dg.asset(group_name=GROUP, deps=["sicdb_cases", *SKELETON], kinds={"polars"},
-          description="presentations partition sicdb: age and sex of a patient admitted to intensive care.")
-def presentations_sicdb(clinverse: ClinverseResource) -> dg.MaterializeResult:
-    started = time.perf_counter()
-    skipped = skip_unconfigured(clinverse, ("sicdb",), "presentations", "sicdb", "SICdb not configured", started)
-    if skipped is not None:
-        return skipped
-    warehouse = clinverse.warehouse()
-    table = sicdb_presentations(sicdb_cases(warehouse))
-    return result(write_partition(warehouse, "presentations", "sicdb", table), started)
+leakage_removals = gathered_table_asset(
+    "leakage_removals", producers.leakage_removal_writers(), GROUP,
+    "Every diagnosis mention removed from patient- or exam-visible text, gathered from the partitions "
+    "its writers (note producers, MedQA, the information_units guard) wrote.")
 
 
 @dg.multi_asset(
     group_name=GROUP,
     specs=[
-        dg.AssetSpec("cases", deps=[*PRESENTATION_PRODUCERS, "information_units", "exam_results", "case_skeleton",
-                                    "skeleton_exclusions"], kinds={"polars", "parquet"},
+        dg.AssetSpec("cases", deps=CASES_DEPS, kinds={"polars", "parquet"},
                      description="One row per kept diagnostic case: skeleton, presentation, n_units, n_exams."),
-        dg.AssetSpec("excluded_cases", deps=[*PRESENTATION_PRODUCERS, "information_units", "exam_results",
-                                             "case_skeleton", "skeleton_exclusions"], kinds={"polars", "parquet"},
+        dg.AssetSpec("excluded_cases", deps=CASES_DEPS, kinds={"polars", "parquet"},
                      description="Every candidate not kept, with the stage and a reason naming the counts."),
     ],
 )

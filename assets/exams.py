@@ -1,6 +1,6 @@
-"""Examination assets: one exam_candidates producer per source, then the published
-``exam_results`` (canonical names, one result per case and name, leakage guarded) and
-``exam_catalog``. The MedQA producer (assets/medqa.py) is the asset ``exam_candidates_medqa``.
+"""Examination assets: one exam_candidates producer per entry of pipelines/content/producers.py,
+then the published ``exam_results`` (canonical names, one result per case and name, leakage
+guarded) and ``exam_catalog``. The MedQA producer (assets/medqa.py) is the asset ``exam_candidates_medqa``.
 """
 
 from __future__ import annotations
@@ -12,77 +12,24 @@ import duckdb
 import polars as pl
 
 import schemas
-from assets._content import leak_check, result, skip_unconfigured
-from pipelines.content import notes
-from pipelines.content.case_keys import mimic_cases, sicdb_cases
+from assets.factories import leak_check, producer_assets
+from pipelines.content import producers
 from pipelines.content.leakage_guard import audit, case_terms
-from pipelines.exams import mimic, sicdb
 from pipelines.exams.results import publish
 from pipelines.resources import ClinverseResource
 
 GROUP = "content"
-SKELETON = ["case_skeleton", "case_provenance"]
-EXAM_PRODUCERS = ["exam_candidates_mimic_labs", "exam_candidates_mimic_vitals", "exam_candidates_mimic_microbiology",
-                  "exam_candidates_mimic_notes", "exam_candidates_sicdb_labs", "exam_candidates_medqa"]
+TABLE = "exam_candidates"
 
-
-def _mimic_producer(name: str, partition: str, deps: list[str], write, description: str) -> dg.AssetsDefinition:
-    @dg.asset(name=name, group_name=GROUP, deps=[*deps, "mimic_admissions", *SKELETON], kinds={"duckdb", "parquet"},
-              description=description)
-    def _produce(clinverse: ClinverseResource) -> dg.MaterializeResult:
-        started = time.perf_counter()
-        skipped = skip_unconfigured(clinverse, ("mimic_iv",), "exam_candidates", partition, "MIMIC-IV not configured",
-                                    started)
-        if skipped is not None:
-            return skipped
-        warehouse = clinverse.warehouse()
-        return result(write(warehouse, mimic_cases(warehouse)), started)
-
-    return _produce
-
-
-exam_candidates_mimic_labs = _mimic_producer(
-    "exam_candidates_mimic_labs", "mimic_labs", ["mimic_labevents", "mimic_d_labitems"], mimic.write_labs,
-    "First result per lab item of the case's admission, by the time it became known (storetime).")
-exam_candidates_mimic_vitals = _mimic_producer(
-    "exam_candidates_mimic_vitals", "mimic_vitals", ["mimic_chartevents", "mimic_d_items", "mimic_omr"],
-    mimic.write_vitals, "First ICU vital sign per item, and omr measurements dated within the admission.")
-exam_candidates_mimic_microbiology = _mimic_producer(
-    "exam_candidates_mimic_microbiology", "mimic_microbiology", ["mimic_microbiologyevents"],
-    mimic.write_microbiology, "First specimen per microbiology test and specimen type, organisms or comment.")
-
-
-@dg.asset(group_name=GROUP, deps=["note_sections", "note_radiology_detail", *SKELETON], kinds={"medspacy", "parquet"},
-          description="exam_candidates partition mimic_notes: admission physical exam, note vitals, radiology FINDINGS.")
-def exam_candidates_mimic_notes(clinverse: ClinverseResource) -> dg.MaterializeResult:
-    started = time.perf_counter()
-    skipped = skip_unconfigured(clinverse, ("mimic_iv", "mimic_note"), "exam_candidates", "mimic_notes",
-                                "MIMIC-IV-Note not configured", started)
-    if skipped is not None:
-        return skipped
-    warehouse = clinverse.warehouse()
-    written, removed = notes.write_exams(warehouse, notes.note_cases(warehouse), workers=clinverse.settings().workers)
-    return result(written, started, leakage_removals=removed)
-
-
-@dg.asset(group_name=GROUP, deps=["sicdb_laboratory", "sicdb_d_references", "sicdb_cases", *SKELETON],
-          kinds={"duckdb", "parquet"},
-          description="exam_candidates partition sicdb_labs: first value per laboratory id, named via d_references.")
-def exam_candidates_sicdb_labs(clinverse: ClinverseResource) -> dg.MaterializeResult:
-    started = time.perf_counter()
-    skipped = skip_unconfigured(clinverse, ("sicdb",), "exam_candidates", "sicdb_labs", "SICdb not configured", started)
-    if skipped is not None:
-        return skipped
-    warehouse = clinverse.warehouse()
-    return result(sicdb.write_labs(warehouse, sicdb_cases(warehouse)), started)
+EXAM_PRODUCERS = producer_assets(TABLE)
 
 
 @dg.multi_asset(
     group_name=GROUP,
     specs=[
-        dg.AssetSpec("exam_results", deps=[*EXAM_PRODUCERS, "case_skeleton"], kinds={"duckdb", "parquet"},
+        dg.AssetSpec("exam_results", deps=[*producers.assets(TABLE), "case_skeleton"], kinds={"duckdb", "parquet"},
                      description="What the laboratory physician can return: one result per case and canonical exam."),
-        dg.AssetSpec("exam_catalog", deps=[*EXAM_PRODUCERS, "case_skeleton"], kinds={"polars", "parquet"},
+        dg.AssetSpec("exam_catalog", deps=[*producers.assets(TABLE), "case_skeleton"], kinds={"polars", "parquet"},
                      description="Canonical exam names with aliases (source names, abbreviations, German), LOINC, n_cases."),
     ],
 )

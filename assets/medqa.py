@@ -2,9 +2,9 @@
 
 One computation (``medqa_content``) writes the ``medqa`` partitions of ``unit_candidates``,
 ``exam_candidates``, ``presentations`` and ``leakage_removals``, and the ``medqa_rubric`` table.
-Its assets carry the producer names the consumers depend on (``unit_candidates_medqa``,
-``exam_candidates_medqa``, ``presentations_medqa``). Without a MedQA source it writes empty
-partitions, so nothing stale from an earlier build survives.
+Its assets are the producers pipelines/content/producers.py lists as ``joint="medqa_content"``
+(``unit_candidates_medqa``, ``exam_candidates_medqa``, ``presentations_medqa``). Without a MedQA
+source it writes empty partitions, so nothing stale from an earlier build survives.
 """
 
 import json
@@ -14,7 +14,8 @@ import dagster as dg
 import polars as pl
 
 import schemas
-from assets._content import configured, leak_check
+from assets.factories import leak_check
+from pipelines.content import producers
 from pipelines.content.partitions import write_partition
 from pipelines.leakage import find_mentions
 from pipelines.medqa.answer_icd import equivalent_names
@@ -26,8 +27,9 @@ from pipelines.warehouse import Warehouse
 from schemas.staging import MEDQA_TABLE
 
 GROUP = "content"
-PARTITION = "medqa"
-DEPS = [MEDQA_TABLE, "case_skeleton", "case_provenance"]
+VIEWS = {p.table: p for p in producers.joint(producers.MEDQA)}  # table -> its medqa producer
+PARTITION = VIEWS["unit_candidates"].partition
+REMOVALS = VIEWS["unit_candidates"].removals
 RUBRIC = "medqa_rubric"
 MIN_PRESENTED = 0.95  # share of MedQA cases that must get an opening presentation
 
@@ -47,56 +49,46 @@ def medqa_case_ids(warehouse: Warehouse) -> pl.DataFrame:
 
 
 @dg.multi_asset(
-    name="medqa_content",
+    name=producers.MEDQA,
     group_name=GROUP,
     specs=[
-        dg.AssetSpec("unit_candidates_medqa", deps=DEPS, kinds={"medspacy", "parquet"},
-                     description="unit_candidates partition medqa: age/sex, chief complaint and history clauses "
-                                 "of the MedQA vignettes."),
-        dg.AssetSpec("exam_candidates_medqa", deps=DEPS, kinds={"polars", "parquet"},
-                     description="exam_candidates partition medqa: vitals, labs (prose and tables), signs, imaging, "
-                                 "ECG and biopsy results of the vignettes."),
-        dg.AssetSpec("presentations_medqa", deps=DEPS, kinds={"polars", "parquet"},
-                     description="presentations partition medqa: the opening sentence (age, sex, chief complaint)."),
-        dg.AssetSpec(RUBRIC, deps=DEPS, kinds={"polars", "parquet"},
+        *(dg.AssetSpec(p.asset, deps=list(p.deps), kinds=set(p.kinds), description=p.summary) for p in VIEWS.values()),
+        dg.AssetSpec(RUBRIC, deps=list(VIEWS["unit_candidates"].deps), kinds={"polars", "parquet"},
                      description="Evidence key points per MedQA case: chief complaint, key history, abnormal findings."),
     ],
 )
 def medqa_content(context: dg.AssetExecutionContext, clinverse: ClinverseResource):
     started = time.perf_counter()
     warehouse = clinverse.warehouse()
-    medqa = configured(clinverse, "medqa")
-    if medqa:
-        views = convert_questions(warehouse.read(MEDQA_TABLE), medqa_case_ids(warehouse))
-    else:
+    skipped = producers.unconfigured(VIEWS["unit_candidates"], clinverse.settings())
+    if skipped:
         views = _skipped_views()
-        context.log.info("MedQA not configured: writing empty medqa partitions")
-    skipped = "" if medqa else "MedQA not configured"
-    written = {
-        "unit_candidates_medqa": write_partition(warehouse, "unit_candidates", PARTITION, views.unit_candidates),
-        "exam_candidates_medqa": write_partition(warehouse, "exam_candidates", PARTITION, views.exam_candidates),
-        "presentations_medqa": write_partition(warehouse, "presentations", PARTITION, views.presentations),
-    }
-    write_partition(warehouse, "leakage_removals", PARTITION, views.leakage_removals)
+        context.log.info(f"{skipped}: writing empty {PARTITION} partitions")
+    else:
+        views = convert_questions(warehouse.read(MEDQA_TABLE), medqa_case_ids(warehouse))
+    written = {p.asset: write_partition(warehouse, p.table, p.partition, getattr(views, p.table))
+               for p in VIEWS.values()}
+    write_partition(warehouse, "leakage_removals", REMOVALS, views.leakage_removals)
     rubric_rows = warehouse.write(RUBRIC, views.rubric)
     seconds = round(time.perf_counter() - started, 3)
     common = {"skipped": skipped, "seconds": seconds}
     units = views.unit_candidates
     exams = views.exam_candidates
-    yield dg.MaterializeResult(asset_key="unit_candidates_medqa", metadata={
-        "rows": written["unit_candidates_medqa"].rows, "cases": units["case_id"].n_unique() if units.height else 0,
+    yield dg.MaterializeResult(asset_key=VIEWS["unit_candidates"].asset, metadata={
+        "rows": written[VIEWS["unit_candidates"].asset].rows,
+        "cases": units["case_id"].n_unique() if units.height else 0,
         "leakage_removals": views.leakage_removals.height, "conversion_failures": views.conversion_failures.height,
         "failure_examples": dg.MetadataValue.text(
             "\n".join(f"{c}: {r}" for c, r in views.conversion_failures.head(10).iter_rows()) or "none"),
         **{f"units_{c}": n for c, n in units.group_by("category").len().sort("category").iter_rows()}, **common,
     })
-    yield dg.MaterializeResult(asset_key="exam_candidates_medqa", metadata={
-        "rows": written["exam_candidates_medqa"].rows,
+    yield dg.MaterializeResult(asset_key=VIEWS["exam_candidates"].asset, metadata={
+        "rows": written[VIEWS["exam_candidates"].asset].rows,
         "abnormal": int(exams["abnormal"].sum() or 0) if exams.height else 0,
         **{f"exams_{k}": n for k, n in exams.group_by("kind").len().sort("kind").iter_rows()}, **common,
     })
-    yield dg.MaterializeResult(asset_key="presentations_medqa",
-                               metadata={"rows": written["presentations_medqa"].rows, **common})
+    yield dg.MaterializeResult(asset_key=VIEWS["presentations"].asset,
+                               metadata={"rows": written[VIEWS["presentations"].asset].rows, **common})
     yield dg.MaterializeResult(asset_key=RUBRIC, metadata={
         "rows": rubric_rows, "cases": views.rubric["case_id"].n_unique() if views.rubric.height else 0, **common,
     })
@@ -124,7 +116,7 @@ def _options_leaking(warehouse: Warehouse) -> pl.DataFrame:
     return pl.DataFrame(hits, schema={"case_id": pl.Utf8, "table": pl.Utf8, "column": pl.Utf8, "term": pl.Utf8})
 
 
-@dg.asset_check(asset="unit_candidates_medqa", blocking=True)
+@dg.asset_check(asset=VIEWS["unit_candidates"].asset, blocking=True)
 def medqa_views_name_no_option(clinverse: ClinverseResource) -> dg.AssetCheckResult:
     """No MedQA unit, exam result or presentation contains the text of any answer option (the
     correct one or a distractor)."""
@@ -132,7 +124,7 @@ def medqa_views_name_no_option(clinverse: ClinverseResource) -> dg.AssetCheckRes
     return leak_check(hits, [f"{c} {t}.{col}: {term}" for c, t, col, term in hits.head(10).iter_rows()])
 
 
-@dg.asset_check(asset="unit_candidates_medqa", blocking=True)
+@dg.asset_check(asset=VIEWS["unit_candidates"].asset, blocking=True)
 def medqa_history_holds_no_measurement(clinverse: ClinverseResource) -> dg.AssetCheckResult:
     """No MedQA history unit holds a clinical measurement (a value with a clinical unit, a blood
     pressure, a saturation): those belong to the examination view."""
@@ -143,13 +135,13 @@ def medqa_history_holds_no_measurement(clinverse: ClinverseResource) -> dg.Asset
         "examples": dg.MetadataValue.text("\n".join(bad["text"].head(10).to_list()) or "none")})
 
 
-@dg.asset_check(asset="presentations_medqa", blocking=True)
+@dg.asset_check(asset=VIEWS["presentations"].asset, blocking=True)
 def medqa_presentations_hide_the_stem(clinverse: ClinverseResource) -> dg.AssetCheckResult:
     """At least 95% of the MedQA cases get an opening presentation (the others are conversion
     failures and lack the presentation a case needs), and none repeats the question stem."""
     warehouse = clinverse.warehouse()
     presented = warehouse.read_partition("presentations", PARTITION)
-    if not configured(clinverse, "medqa"):
+    if producers.unconfigured(VIEWS["presentations"], clinverse.settings()):
         return dg.AssetCheckResult(passed=presented.is_empty(), metadata={"rows": presented.height})
     ids = medqa_case_ids(warehouse).select("case_id", "medqa_hash")
     questions = warehouse.read(MEDQA_TABLE).select("medqa_hash", "question").join(ids, on="medqa_hash")

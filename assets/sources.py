@@ -1,26 +1,25 @@
-"""Staging assets: one per publisher table (group = source), plus MedQA questions.
+"""Staging assets: one per publisher table (group = its source in pipelines/sources/registry.py),
+plus MedQA questions, and ``rejects``, gathered from all of them.
 
-Each asset copies its file into Parquet (pipelines.sources), records rejected rows in the
-``rejects`` table (one partition per staging table) and is guarded by a blocking check
-that the staged table has the columns, types and non-null keys of schemas/staging.py.
+Each staging asset copies its file into Parquet (pipelines.sources), records rejected rows in its
+partition of the ``rejects`` table (the partition is named after the staging table) and is
+guarded by a blocking check that the staged table has the columns, types and non-null keys of
+schemas/staging.py. The ``rejects`` asset depends on every staging asset, so who writes it is in
+the graph.
 """
 
 import time
 
 import dagster as dg
 
+from assets.factories import gathered_table_asset
 from pipelines.resources import ClinverseResource
 from pipelines.sources.checks import check_staging
 from pipelines.sources.csv_tables import stage_csv
 from pipelines.sources.medqa import stage_medqa
 from schemas.staging import ALL, MEDQA_COLUMNS, MEDQA_TABLE, SourceTable
 
-SOURCE_DIR = {
-    "mimic_iv": lambda s: s.mimic_iv_dir,
-    "mimic_note": lambda s: s.mimic_note_dir,
-    "sicdb": lambda s: s.sicdb_dir,
-}
-SOURCE_GROUPS = ("mimic_iv", "mimic_note", "sicdb", "medqa")
+REJECTS = "rejects"
 
 
 def _staging_asset(spec: SourceTable) -> dg.AssetsDefinition:
@@ -34,8 +33,8 @@ def _staging_asset(spec: SourceTable) -> dg.AssetsDefinition:
         settings = clinverse.settings()
         warehouse = clinverse.warehouse()
         started = time.perf_counter()
-        result = stage_csv(spec, SOURCE_DIR[spec.source](settings), warehouse)
-        warehouse.write("rejects", result.rejects, partition=spec.table)
+        result = stage_csv(spec, settings.location(spec.source), warehouse)
+        warehouse.write(REJECTS, result.rejects, partition=spec.table)
         if result.skipped:
             context.log.info(f"{spec.table}: {result.skipped}")
         if result.rejects.height:
@@ -69,9 +68,9 @@ def _staging_check(table: str, columns: dict[str, str], keys: tuple[str, ...]) -
           description="MedQA JSON lines, one row per question; malformed lines go to rejects.")
 def medqa_questions(context: dg.AssetExecutionContext, clinverse: ClinverseResource) -> dg.MaterializeResult:
     warehouse = clinverse.warehouse()
-    questions, rejects = stage_medqa(clinverse.settings().medqa_paths)
+    questions, rejects = stage_medqa(clinverse.settings().paths("medqa"))
     rows = warehouse.write(MEDQA_TABLE, questions)
-    warehouse.write("rejects", rejects, partition=MEDQA_TABLE)
+    warehouse.write(REJECTS, rejects, partition=MEDQA_TABLE)
     if rejects.height:
         context.log.warning(f"medqa: {rejects.height} line(s) rejected; see the rejects table")
     return dg.MaterializeResult(metadata={"rows": rows, "rejects": rejects.height})
@@ -81,3 +80,9 @@ STAGING_ASSETS = [_staging_asset(spec) for spec in ALL]
 STAGING_CHECKS = [_staging_check(spec.table, spec.columns, spec.keys) for spec in ALL] + [
     _staging_check(MEDQA_TABLE, MEDQA_COLUMNS, ("medqa_hash", "question", "answer"))
 ]
+
+# Its own group, not a source's: a build without some source still gathers the others' rejects.
+rejects = gathered_table_asset(
+    REJECTS, {t: t for t in [*(spec.table for spec in ALL), MEDQA_TABLE]}, "staging",
+    "Every source row a reader could not take (source, table, file, line, reason, raw line), gathered from "
+    "the partition each staging asset wrote.")

@@ -1,5 +1,6 @@
-"""Information-unit assets: note sections, one unit_candidates producer per source, and the
-published ``information_units`` (importance labelled, leakage guarded) with ``importance_notes``.
+"""Information-unit assets: note sections, one unit_candidates producer per entry of
+pipelines/content/producers.py, and the published ``information_units`` (importance labelled,
+leakage guarded) with ``importance_notes``.
 
 Producers of a source that is not configured write an empty partition, so nothing stale from an
 earlier build survives. The MedQA producer (assets/medqa.py) is the asset ``unit_candidates_medqa``.
@@ -12,87 +13,47 @@ import time
 import dagster as dg
 import polars as pl
 
-from assets._content import configured, leak_check, result, skip_unconfigured
-from pipelines.content import notes
-from pipelines.content.case_keys import mimic_cases, sicdb_cases
+from assets.factories import leak_check, produced_result, producer_assets
+from pipelines.content import notes, producers
 from pipelines.content.leakage_guard import audit, case_terms
 from pipelines.content.partitions import write_partition
+from pipelines.content.producers import Produced
 from pipelines.resources import ClinverseResource
-from pipelines.units import mimic, sicdb
 from pipelines.units.publish import publish
 
 GROUP = "content"
-SKELETON = ["case_skeleton", "case_provenance"]
-UNIT_PRODUCERS = ["unit_candidates_mimic_notes", "unit_candidates_mimic_structured",
-                  "unit_candidates_sicdb_structured", "unit_candidates_medqa"]
+TABLE = "unit_candidates"
+NOTE_SOURCES = ("mimic_iv", "mimic_note")
 
 
 def _cases_per(table: pl.DataFrame) -> int:
     return table["case_id"].n_unique() if table.height else 0
 
 
-@dg.asset(group_name=GROUP, deps=["note_discharge", "note_radiology", *SKELETON], kinds={"medspacy", "parquet"},
+@dg.asset(group_name=GROUP, deps=["note_discharge", "note_radiology", *producers.SKELETON],
+          kinds={"medspacy", "parquet"},
           description="Sections of the discharge and radiology notes of the cases' admissions (internal: note text).")
 def note_sections(clinverse: ClinverseResource) -> dg.MaterializeResult:
     started = time.perf_counter()
+    settings = clinverse.settings()
     warehouse = clinverse.warehouse()
-    if not configured(clinverse, "mimic_iv", "mimic_note"):
-        return result(notes.clear_sections(warehouse, "MIMIC-IV and MIMIC-IV-Note are not both configured"), started)
+    if not set(NOTE_SOURCES) <= set(settings.configured_sources()):
+        cleared = notes.clear_sections(warehouse, "MIMIC-IV and MIMIC-IV-Note are not both configured")
+        return produced_result(Produced(cleared), started)
     cases = notes.note_cases(warehouse)
-    written = notes.write_sections(warehouse, cases, workers=clinverse.settings().workers)
-    return result(written, started, notes=cases.height, cases=_cases_per(cases))
+    written = notes.write_sections(warehouse, cases, workers=settings.workers)
+    return produced_result(Produced(written, {"notes": cases.height, "cases": _cases_per(cases)}), started)
 
 
-@dg.asset(group_name=GROUP, deps=["note_sections", *SKELETON], kinds={"medspacy", "parquet"},
-          description="unit_candidates partition mimic_notes: patient-visible facts of the discharge notes.")
-def unit_candidates_mimic_notes(clinverse: ClinverseResource) -> dg.MaterializeResult:
-    started = time.perf_counter()
-    skipped = skip_unconfigured(clinverse, ("mimic_iv", "mimic_note"), "unit_candidates", "mimic_notes",
-                                "MIMIC-IV-Note not configured", started)
-    if skipped is not None:
-        return skipped
-    warehouse = clinverse.warehouse()
-    written, removed = notes.write_units(warehouse, notes.note_cases(warehouse), workers=clinverse.settings().workers)
-    return result(written, started, leakage_removals=removed)
-
-
-@dg.asset(group_name=GROUP, kinds={"duckdb", "parquet"},
-          deps=["mimic_admissions", "mimic_diagnoses_icd", "mimic_d_icd_diagnoses", "mimic_prescriptions", "mimic_omr",
-                *SKELETON],
-          description="unit_candidates partition mimic_structured: what the patient knew before the admission.")
-def unit_candidates_mimic_structured(clinverse: ClinverseResource) -> dg.MaterializeResult:
-    started = time.perf_counter()
-    skipped = skip_unconfigured(clinverse, ("mimic_iv",), "unit_candidates", "mimic_structured",
-                                "MIMIC-IV not configured", started)
-    if skipped is not None:
-        return skipped
-    warehouse = clinverse.warehouse()
-    units = mimic.structured_units(warehouse, mimic_cases(warehouse))
-    written = write_partition(warehouse, "unit_candidates", "mimic_structured", units)
-    return result(written, started, cases=_cases_per(units),
-                   **{f"units_{c}": n for c, n in units.group_by("category").len().sort("category").iter_rows()})
-
-
-@dg.asset(group_name=GROUP, deps=["sicdb_cases", *SKELETON], kinds={"duckdb", "parquet"},
-          description="unit_candidates partition sicdb_structured: demographics, weight, height, earlier ICU stays.")
-def unit_candidates_sicdb_structured(clinverse: ClinverseResource) -> dg.MaterializeResult:
-    started = time.perf_counter()
-    skipped = skip_unconfigured(clinverse, ("sicdb",), "unit_candidates", "sicdb_structured", "SICdb not configured",
-                                started)
-    if skipped is not None:
-        return skipped
-    warehouse = clinverse.warehouse()
-    units = sicdb.structured_units(warehouse, sicdb_cases(warehouse))
-    written = write_partition(warehouse, "unit_candidates", "sicdb_structured", units)
-    return result(written, started, cases=_cases_per(units))
+UNIT_PRODUCERS = producer_assets(TABLE)
 
 
 @dg.multi_asset(
     group_name=GROUP,
     specs=[
-        dg.AssetSpec("information_units", deps=[*UNIT_PRODUCERS, "case_skeleton"], kinds={"polars", "parquet"},
+        dg.AssetSpec("information_units", deps=[*producers.assets(TABLE), "case_skeleton"], kinds={"polars", "parquet"},
                      description="Patient-reportable facts of every candidate case, importance labelled, leakage guarded."),
-        dg.AssetSpec("importance_notes", deps=[*UNIT_PRODUCERS, "case_skeleton"], kinds={"polars", "parquet"},
+        dg.AssetSpec("importance_notes", deps=[*producers.assets(TABLE), "case_skeleton"], kinds={"polars", "parquet"},
                      description="Cases whose key unit was promoted, or that have none, and why."),
     ],
 )
@@ -102,7 +63,7 @@ def information_units(clinverse: ClinverseResource):
     skeleton = warehouse.read("case_skeleton")
     published = publish(warehouse, skeleton, case_terms(skeleton))
     rows = warehouse.write("information_units", published.units)
-    write_partition(warehouse, "leakage_removals", "information_units", published.removals)
+    write_partition(warehouse, "leakage_removals", producers.PUBLISHER_REMOVALS["information_units"], published.removals)
     noted = warehouse.write("importance_notes", published.notes)
     levels = dict(published.units.group_by("importance").len().iter_rows())
     associations = published.associations

@@ -2,7 +2,8 @@
 bare DuckDB scan of the same input files, and write benchmarks/results/latest.json.
 
 A measurement, not a test: nothing here asserts. Each build runs in its own process so that
-its peak RSS is its own. Scales: CLINVERSE_BENCH_SCALES (default "500,5000" admissions).
+its peak RSS is its own. Scales: CLINVERSE_BENCH_SCALES (default "500,5000" admissions; read by
+pipelines.config like every setting).
 
 Synthea's pool is a one-off cost per stratum, reused by every later build (that is the design),
 so it is generated once in an untimed warm-up build and shared by the timed builds; its time is
@@ -23,6 +24,7 @@ from pathlib import Path
 
 import duckdb
 
+from pipelines.config import bench_scales
 from pipelines.demo import generate_demo
 from pipelines.profiles.bench import augmentation_scaling
 
@@ -91,7 +93,7 @@ def scaling_exponent(rows: list[dict]) -> float | None:
 
 
 def main() -> None:
-    scales = [int(s) for s in os.environ.get("CLINVERSE_BENCH_SCALES", "500,5000").split(",")]
+    scales = list(bench_scales())
     rows = []
     with tempfile.TemporaryDirectory(prefix="clinverse-bench-") as tmp:
         work = Path(tmp)

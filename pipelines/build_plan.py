@@ -1,19 +1,33 @@
-"""Which assets a build materialises: the configured sources' groups and everything that is
-not a source group (cases, content, profiles, ...). Shared by the CLI and the Dagster job."""
+"""The build as Dagster sees it: one job over the configured sources and everything downstream,
+the sensor that requests it, and the Definitions holding them with the resources.
+
+:func:`make_definitions` is called once per process: by ``pipelines.definitions`` for
+`dagster dev` (settings and resources from the environment), and by `clinverse build` with the
+settings its flags give. There is one job, ``build``, holding every stage from staging to
+``synthea_pool`` and ``profiles`` (nothing is partitioned), so the UI and the CLI run the same thing.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import importlib
+import pkgutil
+from collections.abc import Mapping
 from pathlib import Path
 
 import dagster as dg
 
+import assets as assets_package
 from pipelines.config import Settings
+from pipelines.resources import ClinverseResource, resources_from_env
+from pipelines.sources.registry import NAMES as SOURCE_GROUPS
+from pipelines.sources.registry import SOURCES
 
-SOURCE_GROUPS = ("mimic_iv", "mimic_note", "sicdb", "medqa")
+JOB = "build"
 
 
 def build_selection(sources: list[str]) -> dg.AssetSelection:
+    """Every asset but the staging groups of the sources not configured."""
     unconfigured = [g for g in SOURCE_GROUPS if g not in sources]
     selection = dg.AssetSelection.all()
     if unconfigured:
@@ -21,23 +35,56 @@ def build_selection(sources: list[str]) -> dg.AssetSelection:
     return selection
 
 
-def split_at_partitions(selection: dg.AssetSelection, partitioned: list[dg.AssetKey]
-                        ) -> tuple[dg.AssetSelection, dg.AssetSelection, dg.AssetSelection]:
-    """(before, partitioned, after): Dagster runs partitioned and unpartitioned assets in separate
-    runs, so a build is the assets upstream of any partitioned one, then the partitioned ones (once
-    per partition), then what depends on them."""
-    part = dg.AssetSelection.assets(*partitioned)
-    downstream = part.downstream()
-    return selection - downstream, selection & part, (selection & downstream) - part
-
-
 def source_fingerprint(settings: Settings) -> str:
     """A digest of the configured source files' names, sizes and modification times."""
     digest = hashlib.sha256()
-    roots: list[Path] = [p for p in (settings.mimic_iv_dir, settings.mimic_note_dir, settings.sicdb_dir) if p]
-    files = [f for root in roots if root.is_dir() for f in sorted(root.rglob("*.csv*"))]
-    files += [p for p in settings.medqa_paths if p.is_file()]
+    files: list[Path] = []
+    for source in SOURCES:
+        for where in settings.paths(source.name):
+            if source.layout == "directory":
+                files += sorted(where.rglob("*.csv*")) if where.is_dir() else []
+            elif where.is_file():
+                files.append(where)
     for f in files:
         stat = f.stat()
         digest.update(f"{f}:{stat.st_size}:{stat.st_mtime_ns}".encode())
     return digest.hexdigest()[:16] if files else ""
+
+
+@dg.sensor(job_name=JOB, minimum_interval_seconds=300, default_status=dg.DefaultSensorStatus.STOPPED)
+def new_source_data(context: dg.SensorEvaluationContext, clinverse: ClinverseResource):
+    """Request a rebuild when a configured source directory's files change (new EHR release or extract)."""
+    fingerprint = source_fingerprint(clinverse.settings())
+    if fingerprint and fingerprint != context.cursor:
+        context.update_cursor(fingerprint)
+        yield dg.RunRequest(run_key=fingerprint)
+
+
+def asset_modules() -> list:
+    """Every module of the ``assets`` package (helpers hold no assets, so loading them adds none)."""
+    return [importlib.import_module(f"{assets_package.__name__}.{m.name}")
+            for m in pkgutil.iter_modules(assets_package.__path__)]
+
+
+def make_definitions(settings: Settings | None = None,
+                     resources: Mapping[str, dg.ConfigurableResource] | None = None) -> dg.Definitions:
+    """Every asset and check, the resources, the ``build`` job (the sources of ``settings``) and the sensor.
+
+    Without arguments, both come from the environment (what `dagster dev` loads): the settings are
+    read and validated now, and the resources get each variable as ``dg.EnvVar``.
+    """
+    if settings is None:
+        settings = Settings.from_env()
+    if resources is None:
+        resources = resources_from_env()
+    modules = asset_modules()
+    job = dg.define_asset_job(
+        JOB, selection=build_selection(settings.configured_sources()),
+        description="The configured sources (CLINVERSE_* variables), cases, content, the Synthea pool and profiles.")
+    return dg.Definitions(
+        assets=dg.load_assets_from_modules(modules),
+        asset_checks=dg.load_asset_checks_from_modules(modules),
+        resources=dict(resources),
+        jobs=[job],
+        sensors=[new_source_data],
+    )

@@ -1,7 +1,9 @@
 """`clinverse`: generate demo sources, build the warehouse, query it.
 
-Thin by design: flags become CLINVERSE_* variables (so the Dagster UI and CLI see the same
-configuration), the build runs the Dagster graph in-process, and results are printed.
+Thin by design: the CLINVERSE_* variables are read once (pipelines.config), the flags override
+them, and the result goes into the Dagster resources of one Definitions; the build runs the
+``build`` job in-process (pipelines.runner) and results are printed. The environment is never
+written, so `dagster dev` and the CLI read the same variables the same way.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from pipelines import config
+from pipelines.sources.registry import SOURCES
 
 console = Console(stderr=True)
 
@@ -44,27 +47,26 @@ def _demo_data(args: argparse.Namespace) -> int:
     return 0
 
 
-def _configure(args: argparse.Namespace) -> None:
-    """Flags win over variables already set; unset flags leave the environment alone."""
-    paths = {
-        config.ENV_HOME: args.home,
-        config.ENV_MIMIC_IV: args.mimic_iv,
-        config.ENV_MIMIC_NOTE: args.mimic_note,
-        config.ENV_SICDB: args.sicdb,
-    }
-    for name, value in paths.items():
-        if value:
-            os.environ[name] = str(Path(value).resolve())
-    if args.medqa:
-        os.environ[config.ENV_MEDQA] = os.pathsep.join(str(Path(p).resolve()) for p in args.medqa)
+def _flag_values(args: argparse.Namespace) -> dict[str, object]:
+    """The settings the flags give (``field -> value``); unset flags give nothing."""
+    values: dict[str, object] = {}
+    if args.home:
+        values["home"] = str(Path(args.home).resolve())
+    for source in SOURCES:
+        given = getattr(args, source.field)
+        if given:
+            paths = given if isinstance(given, list) else [given]
+            values[source.field] = os.pathsep.join(str(Path(p).resolve()) for p in paths)
     if args.seed is not None:
-        os.environ[config.ENV_SEED] = str(args.seed)
+        values["seed"] = args.seed
+    return values
 
 
-def _ensure_sources(settings: config.Settings, admissions: int) -> config.Settings:
+def _ensure_sources(values: dict[str, object], admissions: int) -> dict[str, object]:
     """With no source configured, generate the embedded demo under HOME/demo-sources and use it."""
+    settings = config.Settings.from_values(values)
     if settings.configured_sources():
-        return settings
+        return values
     out = settings.home / "demo-sources"
     marker = out / ".clinverse-demo"
     stamp = f"admissions={admissions} seed={settings.seed}"
@@ -72,50 +74,53 @@ def _ensure_sources(settings: config.Settings, admissions: int) -> config.Settin
         console.print(f"[bold]no source configured[/]: generating the embedded demo ({admissions} admissions) in {out}")
         _generate_demo(out, admissions, settings.seed)
         marker.write_text(stamp)
-    os.environ[config.ENV_MIMIC_IV] = str(out / "mimic-iv")
-    os.environ[config.ENV_MIMIC_NOTE] = str(out / "mimic-iv-note")
-    os.environ[config.ENV_SICDB] = str(out / "sicdb")
-    os.environ[config.ENV_MEDQA] = os.pathsep.join(str(p) for p in sorted((out / "medqa").glob("*.jsonl")))
-    return config.Settings.from_env()
+    return {**values, **{source.field: source.demo_location(out) for source in SOURCES}}
 
 
-def build(settings: config.Settings, select: str | None = None, show_progress: bool = True):
-    """Materialise the configured sources and everything downstream; returns the stage reports."""
+def build(clinverse, synthea, select: str | None = None, show_progress: bool = True, log_level: str = "INFO"):
+    """Materialise the ``build`` job (narrowed by ``select``) for the settings in the resources, with
+    a progress bar per asset group; returns the runner's BuildReport (BuildFailed on a failure)."""
     import dagster as dg
-    from dagster import DagsterInstance
 
-    from pipelines.build_plan import build_selection
-    from pipelines.definitions import make_definitions, planned_partitions
-    from pipelines.runner import plan, run_stage
+    from pipelines import runner
+    from pipelines.build_plan import make_definitions
 
+    settings = clinverse.settings()
     settings.home.mkdir(parents=True, exist_ok=True)
-    defs = make_definitions()
-    selection = build_selection(settings.configured_sources())
-    if select:
-        selection = selection & dg.AssetSelection.from_string(select)
-    reports = []
-    with DagsterInstance.ephemeral() as instance:
-        stages = plan(defs, selection, planned_partitions)
-        with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total} assets"),
-                      TextColumn("{task.fields[current]}"), TimeElapsedColumn(), console=console,
-                      disable=not show_progress) as bar:
-            for label, stage_selection, partition in stages:
-                task = bar.add_task(label, total=None, current="")
+    defs = make_definitions(settings, {"clinverse": clinverse, "synthea": synthea})
+    selection = dg.AssetSelection.from_string(select) if select else None
+    planned = runner.plan(defs, selection)
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total} assets"),
+                  TextColumn("{task.fields[current]}"), TimeElapsedColumn(), console=console,
+                  disable=not show_progress) as bar:
+        tasks = {group: bar.add_task(group, total=len(keys), current="") for group, keys in planned.groups.items()}
 
-                def update(_label: str, done: int, total: int, current: str, task=task) -> None:
-                    bar.update(task, completed=done, total=total, current=current)
+        def update(_event, report: runner.BuildReport) -> None:
+            for group, task in tasks.items():
+                bar.update(task, completed=report.done(group),
+                           current=report.current if report.current_group == group else "")
 
-                reports.append(run_stage(defs, label, stage_selection, partition, instance, update))
-    return reports
+        report = runner.run(defs, selection, update, log_level)
+        for task in tasks.values():
+            bar.update(task, current="")
+        return report
 
 
 def _build(args: argparse.Namespace) -> int:
+    from pipelines.resources import ClinverseResource, SyntheaResource
     from pipelines.runner import BuildFailed
     from pipelines.sources.errors import location_problems
     from pipelines.warehouse import Warehouse
 
-    _configure(args)
-    settings = _ensure_sources(config.Settings.from_env(), args.admissions)
+    try:
+        values = _ensure_sources({**config.environment_values("build"), **_flag_values(args)}, args.admissions)
+        clinverse = ClinverseResource.from_values(values)
+        synthea = SyntheaResource.from_values(config.environment_values("synthea"))
+        settings = clinverse.settings()
+        log_level = config.log_level()
+    except config.SettingError as exc:
+        console.print(f"[bold red]setting not readable[/]: {exc}")
+        return 2
     problems = location_problems(settings)
     if problems:
         for problem in problems:
@@ -123,14 +128,13 @@ def _build(args: argparse.Namespace) -> int:
         return 2
     console.print(f"[bold]building[/] {', '.join(settings.configured_sources())} into {settings.home}")
     try:
-        reports = build(settings, args.select)
+        report = build(clinverse, synthea, args.select, log_level=log_level)
     except BuildFailed as exc:
         console.print(f"[bold red]build failed[/]: {exc}")
         return 1
-    failed = [name for r in reports for name, ok in r.checks.items() if not ok]
-    checks = sum(len(r.checks) for r in reports)
-    console.print(f"materialised {sum(len(r.succeeded) for r in reports)} assets; "
-                  f"{checks - len(failed)}/{checks} checks passed")
+    failed = [name for name, ok in report.checks.items() if not ok]
+    console.print(f"materialised {len(report.succeeded)} assets in {report.seconds:.0f} s; "
+                  f"{len(report.checks) - len(failed)}/{len(report.checks)} checks passed")
     _print_summary(Warehouse(settings.home))
     return 0
 
@@ -166,7 +170,7 @@ def _json_nested(frame):
 def _query(args: argparse.Namespace) -> int:
     from pipelines.warehouse import Warehouse, WarehouseError
 
-    home = Path(args.home or os.environ.get(config.ENV_HOME) or "warehouse")
+    home = args.home or config.environment_values("build").get("home") or "warehouse"
     try:
         frame = Warehouse(home).query(args.sql)
     except WarehouseError as exc:
@@ -200,10 +204,10 @@ def parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("build", help="materialise the assets for the sources given (the embedded demo if none)")
     b.add_argument("--home", help=f"warehouse folder (env {config.ENV_HOME}, default ./warehouse)")
-    b.add_argument("--mimic-iv", help=f"MIMIC-IV release root with hosp/ and icu/ (env {config.ENV_MIMIC_IV})")
-    b.add_argument("--mimic-note", help=f"MIMIC-IV-Note root with note/ (env {config.ENV_MIMIC_NOTE})")
-    b.add_argument("--sicdb", help=f"SICdb folder with cases.csv.gz etc. (env {config.ENV_SICDB})")
-    b.add_argument("--medqa", action="append", help=f"MedQA JSONL file; repeatable (env {config.ENV_MEDQA})")
+    for source in SOURCES:
+        b.add_argument(source.flag, dest=source.field, metavar=source.metavar,
+                       action="append" if source.layout == "files" else "store",
+                       help=f"{source.description.replace('`', '')} (env {source.setting}), e.g. {source.example}")
     b.add_argument("--select", help="Dagster asset selection, e.g. 'group:cases' or 'key:case_skeleton+'")
     b.add_argument("--seed", type=int, help=f"seed for the demo and sampling (env {config.ENV_SEED})")
     b.add_argument("--admissions", type=int, default=DEMO_ADMISSIONS, help="size of the generated demo when no source is given")

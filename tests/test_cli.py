@@ -1,4 +1,5 @@
 import json
+import os
 
 import polars as pl
 
@@ -13,6 +14,21 @@ def test_build_stops_before_starting_when_a_source_directory_is_missing(tmp_path
     err = capsys.readouterr().err
     assert code == 2
     assert "CLINVERSE_MIMIC_IV_DIR" in err and "nowhere" in err and "--mimic-iv" in err
+
+
+def test_flags_go_into_the_resources_not_the_environment(tmp_path, monkeypatch):
+    for name in ("CLINVERSE_MIMIC_IV_DIR", "CLINVERSE_SEED"):
+        monkeypatch.delenv(name, raising=False)
+    main(["build", "--mimic-iv", str(tmp_path / "nowhere"), "--home", str(tmp_path / "home"), "--seed", "3"])
+    assert "CLINVERSE_MIMIC_IV_DIR" not in os.environ and "CLINVERSE_SEED" not in os.environ
+
+
+def test_a_setting_that_cannot_be_read_stops_the_build_naming_it(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("CLINVERSE_SEED", "abc")
+    assert main(["build", "--home", str(tmp_path)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "CLINVERSE_SEED: cannot read 'abc'; write an integer, e.g. 0" in err
+    assert not (tmp_path / "demo-sources").exists()  # nothing was generated
 
 
 def test_query_formats(tmp_path, capsys):

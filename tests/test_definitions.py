@@ -3,11 +3,28 @@ import sys
 from pathlib import Path
 
 import dagster as dg
+import polars as pl
+import pytest
+from dagster import DagsterEventType
 
-from pipelines.build_plan import build_selection
+from assets.factories import producer_asset, producer_assets
+from pipelines import runner
+from pipelines.build_plan import build_selection, make_definitions, new_source_data, source_fingerprint
+from pipelines.config import Settings
+from pipelines.content import producers
+from pipelines.content.partitions import Written
+from pipelines.content.producers import PRODUCERS, Produced, Producer
 from pipelines.definitions import defs
+from pipelines.resources import ClinverseResource, SyntheaResource
+from pipelines.sources.registry import SOURCES
+from pipelines.warehouse import Warehouse
+from schemas.staging import ALL, MEDQA_TABLE
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _keys(selection) -> set[str]:
+    return {k.to_user_string() for k in selection}
 
 
 def test_definitions_load_with_every_stage():
@@ -17,14 +34,23 @@ def test_definitions_load_with_every_stage():
     assert defs.resolve_job_def("build") is not None
 
 
-def test_jobs_split_the_build_where_partitions_start():
+def test_one_build_job_holds_every_stage_and_nothing_is_partitioned():
     graph = defs.resolve_asset_graph()
-    build = {k.to_user_string() for k in defs.resolve_job_def("build").asset_layer.selected_asset_keys}
-    downstream = {k.to_user_string() for k in defs.resolve_job_def("build_downstream").asset_layer.selected_asset_keys}
-    assert "case_skeleton" in build and "synthea_pool" not in build and "profiles" not in build
-    assert "profiles" in downstream
-    assert defs.resolve_job_def("synthea_pool_job").partitions_def is not None
-    assert all(graph.get(dg.AssetKey(k)).partitions_def is None for k in build | downstream)
+    build = _keys(defs.resolve_job_def("build").asset_layer.selected_asset_keys)
+    assert {"case_skeleton", "cases", "synthea_pool", "profiles", "rejects", "leakage_removals"} <= build
+    assert [job.name for job in defs.resolve_all_job_defs() if not job.name.startswith("__")] == ["build"]
+    assert all(graph.get(key).partitions_def is None for key in graph.get_all_asset_keys())
+    assert defs.resolve_job_def("build").partitions_def is None
+    assert {k.to_user_string() for k in graph.get(dg.AssetKey("synthea_pool")).parent_keys} == {"cases"}
+    assert "synthea_pool" in {k.to_user_string() for k in graph.get(dg.AssetKey("profiles")).parent_keys}
+
+
+def test_the_job_follows_the_configured_sources(tmp_path):
+    only_mimic = make_definitions(Settings(home=tmp_path, locations={"mimic_iv": (tmp_path,)}),
+                                  {"clinverse": ClinverseResource(home=str(tmp_path)), "synthea": SyntheaResource()})
+    build = _keys(only_mimic.resolve_job_def("build").asset_layer.selected_asset_keys)
+    assert "mimic_labevents" in build and "profiles" in build
+    assert not build & {"sicdb_cases", "note_discharge", "medqa_questions"}
 
 
 def test_build_selection_leaves_out_unconfigured_sources():
@@ -47,3 +73,159 @@ def test_every_blocking_check_targets_a_known_asset():
         for spec in check.check_specs:
             assert graph.has(spec.asset_key), spec
             assert isinstance(spec, dg.AssetCheckSpec)
+
+
+# -- the registries drive the graph ---------------------------------------------------------------
+
+def test_every_registered_producer_is_an_asset_with_its_deps_and_group():
+    graph = defs.resolve_asset_graph()
+    for p in PRODUCERS:
+        node = graph.get(dg.AssetKey(p.asset))
+        assert _keys(node.parent_keys) == {*p.reads, "case_skeleton", "case_provenance"}, p.asset
+        assert node.group_name == "content"
+    produced = {k.to_user_string() for k in graph.get_all_asset_keys() if k.to_user_string().startswith(producers.TABLES)}
+    assert produced == {p.asset for p in PRODUCERS}
+
+
+@pytest.mark.parametrize(("publisher", "table"), [("information_units", "unit_candidates"),
+                                                  ("exam_results", "exam_candidates"), ("cases", "presentations")])
+def test_each_publisher_depends_on_every_producer_of_its_table(publisher, table):
+    parents = _keys(defs.resolve_asset_graph().get(dg.AssetKey(publisher)).parent_keys)
+    assert {p.asset for p in PRODUCERS if p.table == table} <= parents
+
+
+def test_publish_orders_come_from_the_registry():
+    from pipelines.exams.results import PARTITION_ORDER
+    from pipelines.units.publish import CODED_PRODUCERS, PRODUCER_ORDER
+
+    assert PRODUCER_ORDER == {"mimic_notes": 0, "mimic_structured": 1, "sicdb_structured": 2, "medqa": 3}
+    assert PARTITION_ORDER == ("mimic_labs", "sicdb_labs", "mimic_vitals", "mimic_microbiology", "mimic_notes", "medqa")
+    assert CODED_PRODUCERS == ("mimic_structured", "sicdb_structured")
+
+
+def test_a_new_registry_entry_yields_an_asset_that_writes_its_partition_or_skips(tmp_path):
+    def produce(p: Producer, warehouse: Warehouse, settings: Settings) -> Produced:
+        frame = pl.DataFrame({"case_id": ["c_0000000000000001"], "presentation": ["A man."]})
+        return Produced(Written(warehouse.write(p.table, frame, partition=p.partition)), {"made": 1})
+
+    new = Producer("presentations", "sicdb_notes", ("sicdb", "mimic_note"), ("sicdb_cases", "note_discharge"),
+                   "a test producer.", produce)
+    registry = (*PRODUCERS, new)
+    assets = producer_assets("presentations", registry)
+    asset = next(a for a in assets if a.key == dg.AssetKey("presentations_sicdb_notes"))
+    assert _keys(asset.dependency_keys) == {"sicdb_cases", "note_discharge", "case_skeleton", "case_provenance"}
+    assert producers.order("presentations", registry)["sicdb_notes"] == 3
+    assert "presentations_sicdb_notes" in producers.assets("presentations", registry)
+
+    warehouse = Warehouse(tmp_path)
+    skipped = dg.materialize([producer_asset(new)], resources={"clinverse": ClinverseResource(home=str(tmp_path))})
+    metadata = skipped.asset_materializations_for_node("presentations_sicdb_notes")[0].metadata
+    assert metadata["skipped"].value == "SICdb and MIMIC-IV-Note not configured" and metadata["rows"].value == 0
+    resource = ClinverseResource(home=str(tmp_path), sicdb_dir=str(tmp_path), mimic_note_dir=str(tmp_path))
+    made = dg.materialize([producer_asset(new)], resources={"clinverse": resource})
+    metadata = made.asset_materializations_for_node("presentations_sicdb_notes")[0].metadata
+    assert (metadata["rows"].value, metadata["made"].value) == (1, 1)
+    assert warehouse.read_partition("presentations", "sicdb_notes").height == 1
+
+
+def test_shared_tables_depend_on_every_writer():
+    graph = defs.resolve_asset_graph()
+    rejects = _keys(graph.get(dg.AssetKey("rejects")).parent_keys)
+    assert rejects == {spec.table for spec in ALL} | {MEDQA_TABLE}
+    removals = _keys(graph.get(dg.AssetKey("leakage_removals")).parent_keys)
+    assert removals == {"unit_candidates_mimic_notes", "exam_candidates_mimic_notes", "unit_candidates_medqa",
+                        "exam_candidates_medqa", "presentations_medqa", "information_units"}
+
+
+def test_the_gathered_table_validates_and_counts_what_its_writers_wrote(tmp_path):
+    from assets.sources import rejects
+
+    warehouse = Warehouse(tmp_path)
+    row = {"source": "sicdb", "table": "sicdb_cases", "file": "cases.csv", "row_number": 3, "row_key": None,
+           "reason": "bad", "raw": "x"}
+    warehouse.write("rejects", pl.DataFrame([row]), partition="sicdb_cases")
+    warehouse.write("rejects", pl.DataFrame([row, row]), partition="left_over")
+    result = dg.materialize([rejects], resources={"clinverse": ClinverseResource(home=str(tmp_path))})
+    metadata = result.asset_materializations_for_node("rejects")[0].metadata
+    assert (metadata["rows"].value, metadata["rows_sicdb_cases"].value) == (3, 1)
+    assert metadata["undeclared"].value == "left_over" and "mimic_labevents" in metadata["absent"].value
+
+
+def test_every_source_is_a_group_and_a_build_flag():
+    from pipelines.cli import parser
+
+    groups = {defs.resolve_asset_graph().get(k).group_name for k in defs.resolve_asset_graph().get_all_asset_keys()}
+    assert {s.name for s in SOURCES} <= groups
+    args = parser().parse_args(["build", *(part for s in SOURCES for part in (s.flag, f"/data/{s.name}"))])
+    for source in SOURCES:
+        given = getattr(args, source.field)
+        assert given == ([f"/data/{source.name}"] if source.layout == "files" else f"/data/{source.name}")
+
+
+def test_the_sensor_requests_the_build_job_when_sources_change(tmp_path):
+    (tmp_path / "cases.csv").write_text("CaseID\n1\n")
+    resource = ClinverseResource(home=str(tmp_path / "home"), sicdb_dir=str(tmp_path))
+    assert new_source_data.job_name == "build"
+    context = dg.build_sensor_context(resources={"clinverse": resource})
+    requests = list(new_source_data(context))
+    assert [r.run_key for r in requests] == [source_fingerprint(resource.settings())]
+    assert list(new_source_data(dg.build_sensor_context(cursor=requests[0].run_key,
+                                                        resources={"clinverse": resource}))) == []
+
+
+# -- the runner: one in-process run, progress from the event stream -------------------------------
+
+@dg.asset(group_name="first")
+def upstream() -> dg.MaterializeResult:
+    return dg.MaterializeResult(metadata={"rows": 1})
+
+
+@dg.asset(deps=[upstream], group_name="second")
+def downstream() -> dg.MaterializeResult:
+    return dg.MaterializeResult()
+
+
+@dg.asset_check(asset=upstream, blocking=True)
+def upstream_is_fine() -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(passed=True)
+
+
+@dg.asset(group_name="first")
+def broken() -> None:
+    raise ValueError("the cases table has no rows")
+
+
+def _tiny(*assets, checks=()) -> dg.Definitions:
+    return dg.Definitions(assets=list(assets), asset_checks=list(checks),
+                          jobs=[dg.define_asset_job("build", selection=dg.AssetSelection.all())])
+
+
+def test_progress_sees_step_events_in_order_as_they_happen():
+    seen = []
+
+    def progress(event, report):
+        seen.append((event.event_type, event.step_key, len(report.succeeded)))
+
+    report = runner.run(_tiny(upstream, downstream, checks=[upstream_is_fine]), progress=progress)
+    kinds = [(kind, step) for kind, step, _ in seen]
+    assert kinds == [
+        (DagsterEventType.STEP_START, "upstream"), (DagsterEventType.ASSET_MATERIALIZATION, "upstream"),
+        (DagsterEventType.STEP_START, "upstream_upstream_is_fine"),
+        (DagsterEventType.ASSET_CHECK_EVALUATION, "upstream_upstream_is_fine"),
+        (DagsterEventType.STEP_START, "downstream"), (DagsterEventType.ASSET_MATERIALIZATION, "downstream"),
+    ]
+    assert [done for _, _, done in seen] == [0, 1, 1, 1, 1, 2]  # the report is updated before each call
+    assert report.succeeded == ["upstream", "downstream"] and report.checks == {"upstream:upstream_is_fine": True}
+    assert report.groups == {"first": ["upstream"], "second": ["downstream"]}
+    assert (report.done("first"), report.done("second")) == (1, 1)
+
+
+def test_a_selection_runs_only_its_assets():
+    report = runner.run(_tiny(upstream, downstream, checks=[upstream_is_fine]), dg.AssetSelection.assets("downstream"))
+    assert report.succeeded == ["downstream"] and report.checks == {}
+
+
+def test_a_failed_step_fails_the_build_with_its_root_cause():
+    with pytest.raises(runner.BuildFailed) as failure:
+        runner.run(_tiny(broken, upstream))
+    assert str(failure.value) == "broken failed: ValueError: the cases table has no rows"

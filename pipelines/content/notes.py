@@ -148,10 +148,11 @@ def _section_batches(warehouse: Warehouse) -> Iterator[pl.DataFrame]:
         yield pl.read_parquet(path)
 
 
-def write_units(warehouse: Warehouse, links: pl.DataFrame, workers: int = 1) -> tuple[Written, int]:
-    """unit_candidates ``mimic_notes`` (and the scrubbed clauses in ``leakage_removals``)."""
+def write_units(warehouse: Warehouse, links: pl.DataFrame, workers: int = 1, partition: str = "mimic_notes",
+                removals: str = "mimic_notes_units") -> tuple[Written, int]:
+    """unit_candidates ``partition`` (and the scrubbed clauses in ``leakage_removals`` ``removals``)."""
     if not warehouse.exists(SECTIONS):
-        return write_empty(warehouse, "unit_candidates", "mimic_notes", "no note sections"), 0
+        return write_empty(warehouse, "unit_candidates", partition, "no note sections"), 0
     removed: list[pl.DataFrame] = []
 
     def units() -> Iterator[pl.DataFrame]:
@@ -160,14 +161,16 @@ def write_units(warehouse: Warehouse, links: pl.DataFrame, workers: int = 1) -> 
             removed.append(removals)
             yield found
 
-    written = write_batches(warehouse, "unit_candidates", "mimic_notes", units())
-    return written, _write_removals(warehouse, "mimic_notes_units", removed)
+    written = write_batches(warehouse, "unit_candidates", partition, units())
+    return written, _write_removals(warehouse, removals, removed)
 
 
-def write_exams(warehouse: Warehouse, links: pl.DataFrame, workers: int = 1) -> tuple[Written, int]:
-    """exam_candidates ``mimic_notes``: admission physical exam, note vitals, radiology FINDINGS."""
+def write_exams(warehouse: Warehouse, links: pl.DataFrame, workers: int = 1, partition: str = "mimic_notes",
+                removals: str = "mimic_notes_exams") -> tuple[Written, int]:
+    """exam_candidates ``partition``: admission physical exam, note vitals, radiology FINDINGS (and
+    the scrubbed clauses in ``leakage_removals`` ``removals``)."""
     if not warehouse.exists(SECTIONS):
-        return write_empty(warehouse, "exam_candidates", "mimic_notes", "no note sections"), 0
+        return write_empty(warehouse, "exam_candidates", partition, "no note sections"), 0
     detail = (
         warehouse.scan("note_radiology_detail").filter(pl.col("field_name") == "exam_name").collect()
         if warehouse.exists("note_radiology_detail") else None
@@ -181,8 +184,8 @@ def write_exams(warehouse: Warehouse, links: pl.DataFrame, workers: int = 1) -> 
             removed.append(removals)
             yield found
 
-    written = write_batches(warehouse, "exam_candidates", "mimic_notes", exams())
-    return written, _write_removals(warehouse, "mimic_notes_exams", removed)
+    written = write_batches(warehouse, "exam_candidates", partition, exams())
+    return written, _write_removals(warehouse, removals, removed)
 
 
 def _write_removals(warehouse: Warehouse, partition: str, frames: list[pl.DataFrame]) -> int:

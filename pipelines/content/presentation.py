@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from pipelines.content.leakage_guard import case_terms, scrub_column
+
 ADMISSION_TYPES = {
     "ELECTIVE": "for a planned admission",
     "SURGICAL SAME DAY ADMISSION": "for same-day surgery",
@@ -68,6 +70,15 @@ def compose(age: int | None, sex: str | None, complaints: list[str], admission_t
     how = [p for p in (ADMISSION_TYPES.get((admission_type or "").strip().upper()),
                        ADMISSION_ROUTES.get((admission_location or "").strip().upper())) if p]
     return f"{who} admitted {' '.join(how)}." if how else f"{who} admitted to hospital."
+
+
+def clean_complaints(units: pl.DataFrame, skeleton: pl.DataFrame) -> pl.DataFrame:
+    """The disclosed chief-complaint units of ``units`` (the note producer's unit_candidates) that do
+    not name the case's diagnosis (``skeleton`` gives it), as case_id, text in unit order."""
+    units = units.filter((pl.col("category") == "chief_complaint") & pl.col("disclosed")).select(
+        "case_id", "ordinal", "text").sort("case_id", "ordinal")
+    checked = scrub_column(units, "text", case_terms(skeleton.join(units.select("case_id").unique(), on="case_id")))
+    return checked.filter(pl.col("leak_terms").is_null()).select("case_id", "text")
 
 
 def mimic_presentations(cases: pl.DataFrame, complaints: pl.DataFrame) -> pl.DataFrame:

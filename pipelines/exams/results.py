@@ -17,13 +17,15 @@ import duckdb
 import polars as pl
 
 import schemas
+from pipelines.content import producers
 from pipelines.content.leakage_guard import CaseTerms, scrub_pairs
 from pipelines.exams.catalog import alias_table, canonical_names, catalog
 from pipelines.warehouse import Warehouse
 from sql import load
 
-# Producer order breaks ties between equally early results (structured before text-derived).
-PARTITION_ORDER = ("mimic_labs", "sicdb_labs", "mimic_vitals", "mimic_microbiology", "mimic_notes", "medqa")
+# Producer order breaks ties between equally early results (pipelines/content/producers.py:
+# structured before text-derived).
+PARTITION_ORDER = tuple(producers.order("exam_candidates"))
 WITHHELD = "(withheld: the report names the diagnosis)"
 
 

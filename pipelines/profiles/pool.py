@@ -1,4 +1,4 @@
-"""One stratum's Synthea output -> rows of the ``synthea_pool`` table.
+"""Synthea output -> rows of the ``synthea_pool`` table (one partition per stratum).
 
 One row per generated person with their demographics, age at Synthea's reference date and a
 nested list of conditions (SNOMED code, plain name, ICD-10-CM code and category, kind, onset,
@@ -17,8 +17,10 @@ from pipelines.profiles.records import PoolRecords
 from pipelines.profiles.snomed import map_conditions
 from pipelines.profiles.synthea import StratumOutput, output_files
 from pipelines.profiles.synthea_csv import read_csv_export
+from pipelines.warehouse import Warehouse, partition_of
 from schemas.synthea_pool import CONDITION_STRUCT
 
+TABLE = "synthea_pool"
 CONDITION_FIELDS = tuple(CONDITION_STRUCT.to_schema())
 
 
@@ -67,3 +69,17 @@ def stratum_pool(output: StratumOutput) -> pl.DataFrame:
     run = output.run
     reference = datetime.strptime(run.reference_date, "%Y%m%d").date()
     return pool_frame(read_output(output.folder), run.stratum, run.generator, run.seed, reference)
+
+
+def write_pool(warehouse: Warehouse, outputs: list[StratumOutput]) -> dict[str, pl.DataFrame]:
+    """Write each stratum's rows as its partition of ``synthea_pool`` (``<stratum>.parquet``) and
+    remove the partitions of strata not among ``outputs``, so the table holds the strata this
+    build needs and nothing else. Returns the rows written per stratum."""
+    written = {output.run.stratum: stratum_pool(output) for output in outputs}
+    for stratum, frame in written.items():
+        warehouse.write(TABLE, frame, partition=stratum)
+    folder = warehouse.table_dir(TABLE)
+    for path in folder.glob("*.parquet") if folder.exists() else ():
+        if partition_of(path.stem) not in written:
+            path.unlink(missing_ok=True)
+    return written

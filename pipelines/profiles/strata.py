@@ -70,7 +70,7 @@ def with_strata(cases: pl.DataFrame) -> pl.DataFrame:
 
 
 def needed_strata(cases: pl.DataFrame) -> list[str]:
-    """The strata the given cases need (the ``synthea_pool`` partitions to materialise)."""
+    """The strata the given cases need (the partitions ``synthea_pool`` makes)."""
     if cases.is_empty():
         return []
     return sorted(with_strata(cases.select("case_id", "sex", "age"))["stratum"].unique().to_list())

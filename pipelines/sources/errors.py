@@ -1,16 +1,13 @@
 """Errors a user can act on: each names the file, the column and the setting to change."""
 
+from pipelines.sources.registry import SOURCES
+
 
 class SourceError(RuntimeError):
     """A source location, file or column is missing or unreadable."""
 
 
-FLAGS = {
-    "CLINVERSE_MIMIC_IV_DIR": "--mimic-iv DIR",
-    "CLINVERSE_MIMIC_NOTE_DIR": "--mimic-note DIR",
-    "CLINVERSE_SICDB_DIR": "--sicdb DIR",
-    "CLINVERSE_MEDQA_PATH": "--medqa FILE",
-}
+FLAGS = {s.setting: f"{s.flag} {s.metavar}" for s in SOURCES}
 
 
 def hint(setting: str) -> str:
@@ -21,13 +18,11 @@ def hint(setting: str) -> str:
 def location_problems(settings) -> list[str]:
     """Configured source locations that do not exist, checked before a build starts so that one
     clear message replaces a failure per staging table."""
-    problems = [
-        f"{setting}={where} is not a directory; {hint(setting)}"
-        for setting, where in (("CLINVERSE_MIMIC_IV_DIR", settings.mimic_iv_dir),
-                               ("CLINVERSE_MIMIC_NOTE_DIR", settings.mimic_note_dir),
-                               ("CLINVERSE_SICDB_DIR", settings.sicdb_dir))
-        if where is not None and not where.is_dir()
-    ]
-    problems += [f"CLINVERSE_MEDQA_PATH names {p}, which is not a file; {hint('CLINVERSE_MEDQA_PATH')}"
-                 for p in settings.medqa_paths if not p.is_file()]
+    problems = []
+    for source in SOURCES:
+        for where in settings.paths(source.name):
+            if source.layout == "directory" and not where.is_dir():
+                problems.append(f"{source.setting}={where} is not a directory; {hint(source.setting)}")
+            elif source.layout == "files" and not where.is_file():
+                problems.append(f"{source.setting} names {where}, which is not a file; {hint(source.setting)}")
     return problems

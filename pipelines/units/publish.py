@@ -4,12 +4,14 @@
 2. Note precedence: when a case's discharge note gave units of a history category (pmh,
    medication, allergy, social, family), the structured units of that category are left out, so a
    fact is not told twice in two wordings ("HTN" from the note, "Essential (primary)
-   hypertension" from the codes). Structured measurements and demographics always stay.
+   hypertension" from the codes). Structured measurements and demographics always stay. Which
+   producer gives way to which is ``superseded_by`` in pipelines/content/producers.py.
 3. The leakage guard scrubs diagnosis mentions from free text (clause rule) and drops a unit left
    without content, or any structured unit whose coded title names the diagnosis; both are
    recorded in ``leakage_removals`` (partition ``information_units``).
 4. Importance is labelled by the rule learned on train (pipelines.units.importance).
-5. Ordinals are renumbered per case: category order, then producer, then the producer's order.
+5. Ordinals are renumbered per case: category order, then producer (their order in
+   pipelines/content/producers.py), then the producer's order.
 """
 
 from __future__ import annotations
@@ -19,15 +21,16 @@ from dataclasses import dataclass
 import polars as pl
 
 import schemas
+from pipelines.content import producers
 from pipelines.content.leakage_guard import CaseTerms, scrub_column
 from pipelines.notes.units import REMOVAL_COLUMNS
 from pipelines.units.candidates import CATEGORY_ORDER
 from pipelines.units.importance import ImportanceRule, label
 from pipelines.warehouse import Warehouse
 
-PRODUCER_ORDER = {"mimic_notes": 0, "mimic_structured": 1, "sicdb_structured": 2, "medqa": 3}
+PRODUCER_ORDER = producers.order("unit_candidates")
 NOTE_PRECEDENCE = ("pmh", "medication", "allergy", "social", "family")
-CODED_PRODUCERS = ("mimic_structured", "sicdb_structured")
+CODED_PRODUCERS = producers.coded()
 
 
 @dataclass(frozen=True)
@@ -49,14 +52,18 @@ def read_candidates(warehouse: Warehouse, skeleton: pl.DataFrame) -> pl.DataFram
     )
 
 
-def note_precedence(candidates: pl.DataFrame) -> pl.DataFrame:
-    covered = candidates.filter(
-        (pl.col("producer") == "mimic_notes") & pl.col("category").is_in(NOTE_PRECEDENCE)
-    ).select("case_id", "category").unique()
-    superseded = candidates.filter(pl.col("producer") == "mimic_structured").join(
-        covered, on=["case_id", "category"], how="semi"
-    )
-    return candidates.join(superseded.select("unit_id"), on="unit_id", how="anti")
+def note_precedence(candidates: pl.DataFrame, superseded_by: dict[str, str] | None = None) -> pl.DataFrame:
+    """``candidates`` without the history units of a producer whose ``superseded_by`` producer has
+    units of that category for the case (``superseded_by`` defaults to the registry's)."""
+    for producer, by in (producers.superseded() if superseded_by is None else superseded_by).items():
+        covered = candidates.filter(
+            (pl.col("producer") == by) & pl.col("category").is_in(NOTE_PRECEDENCE)
+        ).select("case_id", "category").unique()
+        superseded = candidates.filter(pl.col("producer") == producer).join(
+            covered, on=["case_id", "category"], how="semi"
+        )
+        candidates = candidates.join(superseded.select("unit_id"), on="unit_id", how="anti")
+    return candidates
 
 
 def guard(candidates: pl.DataFrame, terms: CaseTerms) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -9,7 +9,6 @@ import polars as pl
 import pytest
 
 from pipelines.build_plan import build_selection
-from pipelines.config import Settings
 from pipelines.demo import generate_demo
 from pipelines.resources import ClinverseResource
 from pipelines.warehouse import Warehouse
@@ -19,18 +18,15 @@ ADMISSIONS = 60
 LEFT_OUT = ("profiles", "synthea_pool")  # need Synthea; their own tests cover them
 
 
-def _build(sources: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> dg.ExecuteInProcessResult:
-    monkeypatch.setenv("CLINVERSE_MIMIC_IV_DIR", str(sources / "mimic-iv"))
-    monkeypatch.setenv("CLINVERSE_MIMIC_NOTE_DIR", str(sources / "mimic-iv-note"))
-    monkeypatch.setenv("CLINVERSE_SICDB_DIR", str(sources / "sicdb"))
-    monkeypatch.delenv("CLINVERSE_MEDQA_PATH", raising=False)
-    monkeypatch.setenv("CLINVERSE_HOME", str(home))
+def _build(sources: Path, home: Path) -> dg.ExecuteInProcessResult:
+    resource = ClinverseResource(home=str(home), mimic_iv_dir=str(sources / "mimic-iv"),
+                                 mimic_note_dir=str(sources / "mimic-iv-note"), sicdb_dir=str(sources / "sicdb"))
     from pipelines.definitions import defs
 
-    selection = build_selection(Settings.from_env().configured_sources()) - dg.AssetSelection.assets(*LEFT_OUT)
+    selection = build_selection(resource.settings().configured_sources()) - dg.AssetSelection.assets(*LEFT_OUT)
     assets = [a for a in defs.assets if not {k.to_user_string() for k in a.keys} & set(LEFT_OUT)]
     return dg.materialize([*assets, *defs.asset_checks], selection=selection,
-                          resources={"clinverse": ClinverseResource(home=str(home))}, raise_on_error=False)
+                          resources={"clinverse": resource}, raise_on_error=False)
 
 
 @pytest.fixture(scope="module")
@@ -38,8 +34,7 @@ def builds(tmp_path_factory):
     sources = tmp_path_factory.mktemp("demo-sources")
     generate_demo(sources, ADMISSIONS, seed=0)
     homes = [tmp_path_factory.mktemp("home-a"), tmp_path_factory.mktemp("home-b")]
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        first, second = (_build(sources, home, monkeypatch) for home in homes)
+    first, second = (_build(sources, home) for home in homes)
     return first, second, Warehouse(homes[0]), Warehouse(homes[1])
 
 

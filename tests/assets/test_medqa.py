@@ -24,37 +24,29 @@ QUESTIONS = 40
 CHECKS = [medqa_views_name_no_option, medqa_history_holds_no_measurement, medqa_presentations_hide_the_stem]
 
 
-def _stage(tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Warehouse:
+def _stage(tmp: Path) -> tuple[Warehouse, Path]:
     source = tmp / "medqa" / "US_demo.jsonl"
     source.parent.mkdir(parents=True)
     source.write_text("".join(json.dumps(make_question(make_rng(0, "medqa", q)), ensure_ascii=False) + "\n"
                               for q in range(QUESTIONS)), encoding="utf-8")
-    home = tmp / "home"
-    monkeypatch.setenv("CLINVERSE_MEDQA_PATH", str(source))
-    monkeypatch.setenv("CLINVERSE_HOME", str(home))
-    for var in ("CLINVERSE_MIMIC_IV_DIR", "CLINVERSE_MIMIC_NOTE_DIR", "CLINVERSE_SICDB_DIR"):
-        monkeypatch.delenv(var, raising=False)
-    warehouse = Warehouse(home)
+    warehouse = Warehouse(tmp / "home")
     questions, _ = stage_medqa((source,))
     warehouse.write("medqa_questions", questions)
     parts = medqa_skeleton(questions, DEMO_ID_KEY, "demo", 0.2)
     warehouse.write("case_skeleton", parts.skeleton)
     warehouse.write("case_provenance", parts.provenance)
-    return warehouse
+    return warehouse, source
 
 
-def _materialise(home: Path) -> dg.ExecuteInProcessResult:
-    return dg.materialize([medqa_content, *CHECKS], resources={"clinverse": ClinverseResource(home=str(home))},
-                          raise_on_error=False)
+def _materialise(home: Path, medqa: Path | None) -> dg.ExecuteInProcessResult:
+    resource = ClinverseResource(home=str(home), medqa_path=str(medqa) if medqa else None)
+    return dg.materialize([medqa_content, *CHECKS], resources={"clinverse": resource}, raise_on_error=False)
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("medqa")
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        warehouse = _stage(tmp, monkeypatch)
-        result = _materialise(warehouse.home)
-        yield result, warehouse
+    warehouse, source = _stage(tmp_path_factory.mktemp("medqa"))
+    return _materialise(warehouse.home, source), warehouse
 
 
 def _checks(result: dg.ExecuteInProcessResult) -> dict[str, bool]:
@@ -91,10 +83,9 @@ def test_demo_vignettes_split_into_history_and_findings(built):
     assert exams.filter(pl.col("kind") == "lab").height > 0 and exams["abnormal"].any()
 
 
-def test_without_medqa_the_partitions_are_emptied(built, monkeypatch):
+def test_without_medqa_the_partitions_are_emptied(built):
     _, warehouse = built
-    monkeypatch.delenv("CLINVERSE_MEDQA_PATH", raising=False)
-    result = _materialise(warehouse.home)
+    result = _materialise(warehouse.home, None)
     assert result.success
     for table in ("unit_candidates", "exam_candidates", "presentations"):
         assert pl.read_parquet(warehouse.table_dir(table) / "medqa.parquet").is_empty()
