@@ -55,6 +55,8 @@ def case_skeleton(clinverse: ClinverseResource):
     built = combine(parts)
     per_source = built.skeleton.group_by("source").len().sort("source").rows() if built.skeleton.height else []
     excluded = built.exclusions.group_by("source").len().sort("source").rows() if built.exclusions.height else []
+    # Secondary codes that map to no ICD-10-CM code are left out of their case, never silently.
+    warehouse.write("rejects", built.rejects, partition="case_skeleton")
     seconds = round(time.perf_counter() - started, 3)
     for table, frame in (("case_skeleton", built.skeleton), ("case_provenance", built.provenance),
                          ("skeleton_exclusions", built.exclusions)):

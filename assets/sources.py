@@ -83,6 +83,7 @@ STAGING_CHECKS = [_staging_check(spec.table, spec.columns, spec.keys) for spec i
 
 # Its own group, not a source's: a build without some source still gathers the others' rejects.
 rejects = gathered_table_asset(
-    REJECTS, {t: t for t in [*(spec.table for spec in ALL), MEDQA_TABLE]}, "staging",
+    REJECTS, {**{t: t for t in [*(spec.table for spec in ALL), MEDQA_TABLE]}, "case_skeleton": "case_skeleton"},
+    "staging",
     "Every source row a reader could not take (source, table, file, line, reason, raw line), gathered from "
-    "the partition each staging asset wrote.")
+    "the partition each staging asset wrote, and the secondary diagnosis codes case_skeleton could not map.")

@@ -77,16 +77,29 @@ def _ensure_sources(values: dict[str, object], admissions: int) -> dict[str, obj
     return {**values, **{source.field: source.demo_location(out) for source in SOURCES}}
 
 
+def build_log(home: Path, generation) -> Path:
+    """Where a build's whole Dagster log goes (the terminal shows only the assets' own messages)."""
+    return home / "logs" / f"build-{generation.generation}.log"
+
+
 def build(clinverse, synthea, select: str | None = None, show_progress: bool = True, log_level: str = "INFO"):
     """Materialise the ``build`` job (narrowed by ``select``) for the settings in the resources, with
-    a progress bar per asset group; returns the runner's BuildReport (BuildFailed on a failure)."""
+    a progress bar per asset group; returns the runner's BuildReport (BuildFailed on a failure).
+
+    The run writes a new build generation of the warehouse (pipelines.warehouse), published in one
+    atomic swap when every step and blocking check passed and discarded otherwise, so a build either
+    publishes a consistent set of tables or leaves the previous good set in place."""
     import dagster as dg
 
     from pipelines import runner
     from pipelines.build_plan import make_definitions
+    from pipelines.warehouse import Warehouse
 
     settings = clinverse.settings()
     settings.home.mkdir(parents=True, exist_ok=True)
+    published = Warehouse(settings.home)
+    generation = published.begin_build()
+    clinverse = type(clinverse)(**clinverse.field_values(), generation=generation.generation)
     defs = make_definitions(settings, {"clinverse": clinverse, "synthea": synthea})
     selection = dg.AssetSelection.from_string(select) if select else None
     planned = runner.plan(defs, selection)
@@ -100,10 +113,16 @@ def build(clinverse, synthea, select: str | None = None, show_progress: bool = T
                 bar.update(task, completed=report.done(group),
                            current=report.current if report.current_group == group else "")
 
-        report = runner.run(defs, selection, update, log_level)
-        for task in tasks.values():
-            bar.update(task, current="")
-        return report
+        try:
+            report = runner.run(defs, selection, update, log_level, log_file=build_log(settings.home, generation))
+        except BaseException:  # a failed step or check, Ctrl-C: the published tables stay as they were
+            published.discard_build(generation)
+            raise
+        finally:
+            for task in tasks.values():
+                bar.update(task, current="")
+    published.publish_build(generation)
+    return report
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -130,7 +149,12 @@ def _build(args: argparse.Namespace) -> int:
     try:
         report = build(clinverse, synthea, args.select, log_level=log_level)
     except BuildFailed as exc:
-        console.print(f"[bold red]build failed[/]: {exc}")
+        published = Warehouse(settings.home).published_at()
+        kept = (f"nothing was published; the tables of the previous build ({published}) are still in place"
+                if published else "nothing was published")
+        logs = sorted((settings.home / "logs").glob("build-*.log"))
+        console.print(f"[bold red]build failed[/]: {exc}\n{kept}"
+                      + (f"\nthe whole log (Dagster events, tracebacks): {logs[-1]}" if logs else ""))
         return 1
     failed = [name for name, ok in report.checks.items() if not ok]
     console.print(f"materialised {len(report.succeeded)} assets in {report.seconds:.0f} s; "

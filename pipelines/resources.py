@@ -67,12 +67,20 @@ def _fields(scope: str) -> dict[str, Any]:
 
 class _Clinverse(_SettingsResource):
     scope: ClassVar[str] = "build"
+    # Not a setting: the unpublished build generation a `clinverse build` run writes to, so a failed
+    # build never mixes with the published tables. Unset (the Dagster UI): write the published tables.
+    generation: str | None = Field(default=None, description="build generation this run writes (set by clinverse build)")
+
+    def field_values(self) -> dict[str, Any]:
+        values = super().field_values()
+        values.pop("generation", None)
+        return values
 
     def settings(self) -> Settings:
         return Settings.from_values(self.field_values())
 
     def warehouse(self) -> Warehouse:
-        return Warehouse(self.settings().home)
+        return Warehouse(self.settings().home, self.generation)
 
 
 class _Synthea(_SettingsResource):

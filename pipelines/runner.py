@@ -10,9 +10,12 @@ depends on it (Dagster skips it) and fails the build with the root cause of each
 from __future__ import annotations
 
 import logging
+import re
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import dagster as dg
 from dagster import DagsterEvent, DagsterEventType
@@ -60,7 +63,7 @@ class BuildReport:
             error = event.step_failure_data.error
             # The user's error is the cause; Dagster's wrapper only says which op raised it.
             root = (error.cause or error) if error else None
-            self.failures.append(f"{event.step_key} failed: {root.message.strip() if root else 'no error recorded'}")
+            self.failures.append(f"{event.step_key} failed: {_plain(root) if root else 'no error recorded'}")
 
     def failure_message(self) -> str:
         lines = list(self.failures)
@@ -68,6 +71,12 @@ class BuildReport:
         if failed_checks:
             lines.append("blocking checks failed: " + ", ".join(failed_checks))
         return "; ".join(lines) or "run failed"
+
+
+def _plain(error) -> str:
+    """An error's message; our own errors (``pipelines.sources.errors.SourceError``) are written for
+    the user and lose their class path, any other keeps its class name (``ValueError: ...``)."""
+    return re.sub(r"^pipelines\.[\w.]+: ", "", error.message.strip())
 
 
 ProgressFn = Callable[[DagsterEvent, BuildReport], None]  # each tracked event, and the report after it
@@ -91,6 +100,50 @@ def event_logger(on_event: Callable[[DagsterEvent], None]) -> dg.LoggerDefinitio
     return _logger
 
 
+def quiet_console_logger(log_level: str) -> dg.LoggerDefinition:
+    """The terminal's logger during `clinverse build`: the assets' own messages at ``log_level`` and
+    above, none of Dagster's framework events (a failure would bury its cause under a hundred lines of
+    step events and tracebacks; the CLI prints the root cause last, and the full log goes to a file)."""
+    @dg.logger(description="Asset messages only, to stderr.")
+    def _logger(_init_context) -> logging.Logger:
+        console = logging.Logger("clinverse.console", level=logging.getLevelName(log_level.upper()))
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(_AssetMessage())
+        handler.addFilter(_is_asset_message)
+        console.addHandler(handler)
+        return console
+
+    return _logger
+
+
+def _is_asset_message(record: logging.LogRecord) -> bool:
+    """An asset's own message up to WARNING: not a framework event, and not an engine error about a
+    failed or skipped step (the CLI reports failures once, at the end)."""
+    if not has_log_record_metadata(record):
+        return record.levelno <= logging.WARNING
+    return record.levelno <= logging.WARNING and get_log_record_metadata(record).get("dagster_event") is None
+
+
+class _AssetMessage(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        text = get_log_record_metadata(record)["orig_message"] if has_log_record_metadata(record) else record.getMessage()
+        return f"{record.levelname.lower()}: {text}"
+
+
+def file_logger(path: Path) -> dg.LoggerDefinition:
+    """Every record of the run, Dagster's events and tracebacks included, to ``path``."""
+    @dg.logger(description="The whole run log, to a file.")
+    def _logger(_init_context) -> logging.Logger:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        log = logging.Logger("clinverse.file", level=logging.DEBUG)
+        handler = logging.FileHandler(path, encoding="utf-8")
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+        log.addHandler(handler)
+        return log
+
+    return _logger
+
+
 def plan(defs: dg.Definitions, select: dg.AssetSelection | None = None, job: str = JOB) -> BuildReport:
     """The assets the job runs (narrowed by ``select``), by group in graph order, before any ran."""
     graph = defs.resolve_asset_graph()
@@ -110,9 +163,11 @@ def plan(defs: dg.Definitions, select: dg.AssetSelection | None = None, job: str
 
 
 def run(defs: dg.Definitions, select: dg.AssetSelection | None = None, progress: ProgressFn | None = None,
-        log_level: str = "INFO", job: str = JOB, instance: dg.DagsterInstance | None = None) -> BuildReport:
+        log_level: str = "INFO", job: str = JOB, instance: dg.DagsterInstance | None = None,
+        log_file: Path | None = None) -> BuildReport:
     """Materialise the job (narrowed by ``select``) in one in-process run; raise BuildFailed on a
-    failed step or blocking check. ``progress`` gets every tracked event as it happens."""
+    failed step or blocking check. ``progress`` gets every tracked event as it happens. With
+    ``log_file``, the terminal gets only the assets' messages and the file gets the whole log."""
     report = plan(defs, select, job)
     selected = [dg.AssetKey.from_user_string(k) for keys in report.groups.values() for k in keys]
     if not selected:
@@ -124,12 +179,19 @@ def run(defs: dg.Definitions, select: dg.AssetSelection | None = None, progress:
             if progress:
                 progress(event, report)
 
-    job_def = defs.resolve_job_def(job).with_logger_defs(
-        {"console": dg.colored_console_logger, "events": event_logger(on_event)})
+    loggers = {"events": event_logger(on_event)}
+    logger_config: dict = {"events": {}}
+    if log_file is None:
+        loggers["console"] = dg.colored_console_logger
+        logger_config["console"] = {"config": {"log_level": log_level}}
+    else:
+        loggers |= {"console": quiet_console_logger(log_level), "file": file_logger(log_file)}
+        logger_config |= {"console": {}, "file": {}}
+    job_def = defs.resolve_job_def(job).with_logger_defs(loggers)
     started = time.perf_counter()
     try:
         result = job_def.execute_in_process(
-            run_config={"loggers": {"console": {"config": {"log_level": log_level}}, "events": {}}},
+            run_config={"loggers": logger_config},
             instance=instance, raise_on_error=False, asset_selection=selected if select is not None else None)
     except Exception as exc:  # a framework error before any step: surfaced with its message
         raise BuildFailed(f"{job}: {exc}") from exc

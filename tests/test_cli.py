@@ -1,3 +1,4 @@
+import gzip
 import json
 import os
 
@@ -67,3 +68,32 @@ def test_csv_writes_lists_as_json(tmp_path, capsys):
     assert main(["query", "--home", str(tmp_path), "--format", "csv",
                  "SELECT ['a', 'b'] AS names, {'k': 1} AS s FROM excluded_cases"]) == 0
     assert capsys.readouterr().out.splitlines()[1] == '"[""a"", ""b""]","{""k"": 1}"'
+
+
+def test_a_failed_rebuild_leaves_the_previous_good_tables_in_place(tmp_path, capsys, monkeypatch):
+    for name in ("CLINVERSE_MIMIC_NOTE_DIR", "CLINVERSE_SICDB_DIR", "CLINVERSE_MEDQA_PATH", "CLINVERSE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    assert main(["demo-data", str(tmp_path / "src"), "--admissions", "20", "--seed", "1"]) == 0
+    mimic, home = tmp_path / "src" / "mimic-iv", tmp_path / "home"
+    build = ["build", "--mimic-iv", str(mimic), "--home", str(home), "--select", "group:mimic_iv"]
+    assert main(build) == 0
+    wh = Warehouse(home)
+    admissions = wh.rows("mimic_admissions")
+    first = wh.published_at()
+    # The rebuild stages a shorter admissions file, then fails on a truncated patients file.
+    admissions_file = mimic / "hosp" / "admissions.csv.gz"
+    lines = gzip.decompress(admissions_file.read_bytes()).splitlines(keepends=True)
+    admissions_file.write_bytes(gzip.compress(b"".join(lines[:3])))
+    patients = mimic / "hosp" / "patients.csv.gz"
+    patients.write_bytes(patients.read_bytes()[:-40])
+    capsys.readouterr()
+    assert main(build) == 1
+    err = " ".join(capsys.readouterr().err.split())
+    assert "patients.csv.gz" in err and f"the tables of the previous build ({first}) are still in place" in err
+    assert "CLINVERSE_MIMIC_IV_DIR (--mimic-iv)" in err  # the variable and the flag
+    assert "Stack Trace" not in err and "Not executing" not in err and "STEP_FAILURE" not in err
+    logs = sorted((home / "logs").glob("build-*.log"))
+    assert "the whole log" in err and "STEP_FAILURE" in logs[-1].read_text()  # the details are in the file
+    assert wh.published_at() == first and wh.rows("mimic_admissions") == admissions  # nothing of the rebuild shows
+    assert wh.query("SELECT count(*) AS n FROM mimic_admissions")["n"].item() == admissions
+    assert sorted(p.name for p in (home / "generations").iterdir() if p.is_dir()) == [first]

@@ -131,7 +131,7 @@ def test_a_new_registry_entry_yields_an_asset_that_writes_its_partition_or_skips
 def test_shared_tables_depend_on_every_writer():
     graph = defs.resolve_asset_graph()
     rejects = _keys(graph.get(dg.AssetKey("rejects")).parent_keys)
-    assert rejects == {spec.table for spec in ALL} | {MEDQA_TABLE}
+    assert rejects == {spec.table for spec in ALL} | {MEDQA_TABLE, "case_skeleton"}
     removals = _keys(graph.get(dg.AssetKey("leakage_removals")).parent_keys)
     assert removals == {"unit_candidates_mimic_notes", "exam_candidates_mimic_notes", "unit_candidates_medqa",
                         "exam_candidates_medqa", "presentations_medqa", "information_units"}

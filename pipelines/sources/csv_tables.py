@@ -18,7 +18,7 @@ import duckdb
 import polars as pl
 
 import schemas
-from pipelines.sources.errors import SourceError, hint
+from pipelines.sources.errors import SourceError, hint, named
 from pipelines.warehouse import Warehouse
 from schemas.staging import SourceTable
 
@@ -50,7 +50,7 @@ def locate(spec: SourceTable, source_dir: Path | None) -> Path | None:
         return None
     raise SourceError(
         f"{source_dir / spec.file} not found: {spec.table} needs it ({spec.setting}={source_dir}); "
-        f"check that {spec.setting} points at the release root, not a sub-folder"
+        f"check that {named(spec.setting)} points at the release root, not a sub-folder"
     )
 
 
@@ -76,7 +76,7 @@ def read_header(path: Path, spec: SourceTable, first: bytes) -> list[str]:
     if missing:
         raise SourceError(
             f"{path}: required column(s) {', '.join(missing)} missing (header has {', '.join(header) or 'nothing'}); "
-            f"{spec.setting} must point at an unmodified {spec.source} release"
+            f"{named(spec.setting)} must point at an unmodified {spec.source} release"
         )
     return header
 
@@ -87,7 +87,7 @@ def stage_csv(spec: SourceTable, source_dir: Path | None, warehouse: Warehouse) 
     if path is not None and not first:
         if not spec.optional:
             raise SourceError(f"{path}: empty file (0 bytes of content); {spec.table} needs it — re-download it "
-                              f"({spec.setting}={source_dir})")
+                              f"({named(spec.setting)} = {source_dir})")
         reason = f"optional file {path} is an empty file (no header, no rows); treated as absent"
         path = None
     elif path is None:
@@ -111,7 +111,8 @@ def stage_csv(spec: SourceTable, source_dir: Path | None, warehouse: Warehouse) 
         try:
             rows = warehouse.write_query(spec.table, con, reader)
         except duckdb.Error as exc:
-            raise SourceError(f"{path}: DuckDB could not read it ({exc}); if it is truncated or corrupt, re-download it") from exc
+            raise SourceError(f"{path}: DuckDB could not read it ({exc}); if it is truncated or corrupt, re-download it "
+                              f"(read through {named(spec.setting)} = {source_dir})") from exc
         # One row per rejected line: DuckDB reports a short row once per missing column.
         rejected = con.execute(
             "SELECT line, any_value(csv_line), string_agg(error_type::VARCHAR || coalesce(' in column ' || column_name, '') "

@@ -10,6 +10,12 @@ class SourceError(RuntimeError):
 FLAGS = {s.setting: f"{s.flag} {s.metavar}" for s in SOURCES}
 
 
+def named(setting: str) -> str:
+    """The variable and its `clinverse build` flag, e.g. ``CLINVERSE_MIMIC_IV_DIR (--mimic-iv)``."""
+    flag = FLAGS.get(setting, "").split(" ")[0]
+    return f"{setting} ({flag})" if flag else setting
+
+
 def hint(setting: str) -> str:
     """How to point ClinVerse at a source: the variable and the equivalent `clinverse build` flag."""
     return f"set {setting} (or `clinverse build {FLAGS.get(setting, '')}`)"
