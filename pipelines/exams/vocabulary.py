@@ -133,9 +133,14 @@ def resolve(name: str | None) -> str | None:
     return _exam_index().get(name_key(name))
 
 
+def panel_name(name: str | None) -> str | None:
+    """The panel (short name) that ``name`` (a panel name or alias, any spelling) stands for."""
+    return _panel_index().get(name_key(name))
+
+
 def panel(name: str | None) -> list[str] | None:
     """The canonical names of the exams of the panel named ``name``, None when it names no panel."""
-    short = _panel_index().get(name_key(name))
+    short = panel_name(name)
     return list(_panel_members()[short]) if short is not None else None
 
 

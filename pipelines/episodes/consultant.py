@@ -1,0 +1,28 @@
+"""The offline consultant (CALL_MDT): one reviewer who reads what the doctor has seen so far and
+suggests the most likely ICD-10 block, with the nearest training cases' diagnosis in it.
+
+It holds the training knowledge and the doctor-visible transcript only, never a case view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pipelines.episodes.doctors import doctor_texts
+from pipelines.episodes.knowledge import TrainingKnowledge
+
+ALTERNATIVES = 2
+
+
+class OfflineConsultant:
+    def __init__(self, knowledge: TrainingKnowledge):
+        self._knowledge = knowledge
+
+    def advise(self, question: str, transcript: Sequence[str]) -> str:
+        texts = doctor_texts()["consultant"]
+        evidence = "\n".join([question, *transcript])
+        if not self._knowledge.similarities(evidence).any():
+            return texts["no_evidence"]
+        p = self._knowledge.predict(evidence)
+        alternatives = ", ".join(p.alternatives[:ALTERNATIVES]) or texts["no_alternative"]
+        return texts["advice"].format(block=p.block, diagnosis=p.diagnosis, code=p.code, alternatives=alternatives)

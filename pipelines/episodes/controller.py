@@ -1,0 +1,97 @@
+"""Running offline doctors: each doctor output goes through the Template B.1 parser and then
+through :class:`DiagnosticEpisode`'s public actions, the same engine a trainer drives.
+
+:func:`run_episodes` runs one doctor with one patient simulator under one preset on a list of
+cases and returns the ``runs``, ``episodes`` and ``episode_events`` frames (schemas/). The same
+configuration and seed give the same traces; only ``duration_s`` and ``created_at`` differ.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import asdict
+from datetime import UTC, datetime
+from typing import Any
+
+import polars as pl
+
+import schemas
+from pipelines.episodes import actions
+from pipelines.episodes.actions import Action, Ask, CallMdt, Finalize, ProtocolError, RequestTest
+from pipelines.episodes.doctors import Opening, make_doctor
+from pipelines.episodes.environment import DiagnosticEpisode
+from pipelines.episodes.events import events_frame
+from pipelines.episodes.settings import EpisodeSettings, episode_seed
+from pipelines.episodes.store import CaseStore
+
+PATIENTS = ("offline",)
+JUDGE = "icd10_block"  # the reward until the evaluation issue's judge exists
+
+
+def _dispatch(episode: DiagnosticEpisode, action: Action) -> str:
+    match action:
+        case Ask(questions):
+            return episode.ask(list(questions))
+        case RequestTest(names):
+            return episode.request_test(list(names))
+        case CallMdt(question):
+            return episode.call_mdt(question)
+        case Finalize(diagnosis, icd10, evidence, plan, follow_up):
+            return episode.finalize(diagnosis, icd10, list(evidence), list(plan), list(follow_up))
+
+
+def run_episode(settings: EpisodeSettings, doctor_name: str, case_id: str, run_id: str,
+                condition: str = "baseline") -> tuple[dict[str, Any], pl.DataFrame]:
+    """One episode of ``doctor_name`` on ``case_id`` with the offline patient: its ``episodes`` row
+    and its events."""
+    start = time.perf_counter()
+    episode = DiagnosticEpisode(settings)
+    observation = episode.reset(case_id=case_id, run_id=run_id)
+    engine = episode.engine
+    seed = episode_seed(settings.seed, case_id)
+    doctor = make_doctor(doctor_name, settings.backends.knowledge, seed)
+    case = settings.store.case(case_id)
+    doctor.begin(Opening(observation, case.presentation, settings.catalog_names(engine.config), engine.config,
+                         (case.patient, case.exams) if doctor.privileged else None))
+    while not engine.done:
+        output = doctor.act(observation)
+        try:
+            action = actions.parse(output)
+        except ProtocolError as exc:
+            observation = engine.error_turn(output, str(exc))
+            continue
+        observation = _dispatch(episode, action)
+    tally, final = engine.tally, engine.final
+    row = {
+        "episode_id": engine.episode_id, "run_id": run_id, "case_id": case_id, "condition": condition,
+        "doctor": doctor_name, "patient_simulator": "offline", "seed": seed, "turns": tally.turns,
+        "n_questions": tally.n_questions, "n_tests": tally.n_tests, "n_invalid_tests": tally.n_invalid_tests,
+        "n_error_turns": tally.n_error_turns, "called_mdt": tally.mdt_calls > 0, "termination": engine.termination,
+        "final_diagnosis": final.diagnosis if final else None, "final_icd10": final.icd10 if final else None,
+        "duration_s": time.perf_counter() - start,
+    }
+    return row, events_frame(engine.episode_id, engine.events)
+
+
+def run_episodes(store: CaseStore, doctor: str, patient: str, preset: str, cases: Sequence[str] | None, seed: int,
+                 run_id: str, *, condition: str = "baseline", case_selection: str | None = None,
+                 **overrides: Any) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """Run ``doctor`` on ``cases`` (default: the test split); returns (runs, episodes, episode_events)."""
+    if patient not in PATIENTS:
+        raise KeyError(f"no patient simulator {patient!r}; known: {PATIENTS}")
+    settings = EpisodeSettings(store, preset, seed, **overrides)
+    case_ids = list(cases) if cases is not None else store.case_ids("test")
+    results = [run_episode(settings, doctor, case_id, run_id, condition) for case_id in case_ids]
+    config = {"episode": asdict(settings.config()), "doctor": doctor, "patient": patient, "condition": condition}
+    runs = pl.DataFrame([{
+        "run_id": run_id, "created_at": datetime.now(UTC), "protocol": preset, "doctor": doctor, "doctor_model": None,
+        "patient_simulator": patient, "patient_model": None, "judge": JUDGE, "memory_mode": "off",
+        "memory_source_run": None, "seed": seed, "config": json.dumps(config, sort_keys=True),
+        "case_selection": case_selection or ("test split" if cases is None else f"{len(case_ids)} given case ids"),
+    }], schema=schemas.empty("runs").schema)
+    episodes = pl.DataFrame([row for row, _ in results], schema=schemas.empty("episodes").schema)
+    events = pl.concat([frame for _, frame in results]) if results else schemas.empty("episode_events")
+    return (schemas.conform("runs", runs), schemas.conform("episodes", episodes),
+            schemas.conform("episode_events", events))

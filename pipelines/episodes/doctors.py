@@ -1,0 +1,175 @@
+"""Offline doctors: deterministic backends that play the doctor through the same protocol as a
+model would, emitting Template B.1 JSON each turn.
+
+* ``full_info``: the reference ceiling; it is handed the patient and exam views (every unit and
+  result, nothing of the manager view), reads them as a clinician's summary (key units and
+  abnormal results) and finalises at once with the nearest training cases' diagnosis.
+* ``retrieval``: asks category-driven questions (categories in the order of the important hidden
+  history the train split holds in them), orders the tests whose abnormal results are most
+  typical of the training cases nearest to what it has heard, calls the consultant once, and
+  finalises with the nearest training cases' diagnosis over the evidence it gathered.
+* ``random``: the floor; seeded random questions and tests, then a random train-split code.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+from typing import Any, Protocol
+
+import yaml
+
+from pipelines import icd
+from pipelines.episodes.actions import Action, Ask, CallMdt, Finalize, RequestTest, to_json
+from pipelines.episodes.config import EpisodeConfig
+from pipelines.episodes.knowledge import Prediction, TrainingKnowledge, salient_text
+from pipelines.episodes.messages import say
+from pipelines.episodes.views import ExamView, PatientView, require_view
+
+EVIDENCE_ITEMS = 5
+TESTS, MDT = "tests", "mdt"  # plan steps decided when they come up
+
+
+@cache
+def doctor_texts() -> dict[str, Any]:
+    return yaml.safe_load(files(__package__).joinpath("data/doctor.yaml").read_text())
+
+
+@dataclass(frozen=True)
+class Opening:
+    """What a doctor starts from: the opening observation (the presentation, then the rules and
+    the orderable names), the presentation on its own, and ``full_case`` (the patient and exam
+    views) only for a privileged reference doctor."""
+
+    text: str
+    presentation: str
+    catalog: tuple[str, ...]
+    config: EpisodeConfig
+    full_case: tuple[PatientView, ExamView] | None = None
+
+
+class Doctor(Protocol):
+    privileged: bool
+
+    def begin(self, opening: Opening) -> None: ...
+
+    def act(self, observation: str) -> str: ...
+
+
+def _final(prediction: Prediction, evidence: list[str]) -> Finalize:
+    texts = doctor_texts()
+    return Finalize(prediction.diagnosis, prediction.code, tuple(evidence[:EVIDENCE_ITEMS]),
+                    tuple(p.format(diagnosis=prediction.diagnosis) for p in texts["plan"]),
+                    tuple(texts["follow_up"]))
+
+
+def _salient(observations: list[str]) -> list[str]:
+    """Evidence items to cite: abnormal results first, then what the patient said."""
+    lines = [line.strip() for o in observations for line in o.splitlines() if line.strip()]
+    abnormal = [line for line in lines if line.endswith(say("lab.flag_abnormal"))]
+    said = [line for line in lines if "don't know" not in line and "|" not in line and not line.endswith(":")]
+    return abnormal + said
+
+
+class FullInfoDoctor:
+    privileged = True
+
+    def __init__(self, knowledge: TrainingKnowledge, seed: int):
+        self._knowledge = knowledge
+
+    def begin(self, opening: Opening) -> None:
+        if opening.full_case is None:
+            raise ValueError("the full_info doctor needs the case's patient and exam views")
+        patient, exams = opening.full_case
+        units = require_view(patient, PatientView, "FullInfoDoctor").units
+        self._evidence = salient_text(units, require_view(exams, ExamView, "FullInfoDoctor").results)
+
+    def act(self, observation: str) -> str:
+        prediction = self._knowledge.predict(self._evidence)
+        return to_json(_final(prediction, _salient([self._evidence])))
+
+
+class RetrievalDoctor:
+    privileged = False
+
+    def __init__(self, knowledge: TrainingKnowledge, seed: int):
+        self._knowledge = knowledge
+
+    def begin(self, opening: Opening) -> None:
+        config = opening.config
+        self._config = config
+        self._catalog = opening.catalog
+        self._heard = [opening.presentation]
+        self._ordered: set[str] = set()
+        self._finding_next = False  # the first observation is the opening
+        bank = doctor_texts()["questions"]
+        order = sorted(bank, key=lambda c: (-self._knowledge.category_weight.get(c, 0.0), c))
+        questions = [q for category in order for q in bank[category]]
+        # Budget: the last attempt finalises; the rest goes to tests, one consultation and questions.
+        test_turns = math.ceil(config.test_limit / config.tests_per_request)
+        mdt_turns = 1 if config.mdt_calls else 0
+        ask_turns = max(0, min(math.ceil(len(questions) / 2), config.action_budget - 1 - mdt_turns - test_turns))
+        test_turns = max(0, min(test_turns, config.action_budget - 1 - mdt_turns - ask_turns))
+        self._plan: list[Action | str] = [Ask(tuple(questions[i : i + 2])) for i in range(0, 2 * ask_turns, 2)]
+        self._plan += [TESTS] * test_turns + [MDT] * mdt_turns
+
+    def act(self, observation: str) -> str:
+        if self._finding_next:  # the opening's rules and the consultant's advice are no findings
+            self._heard.append(observation)
+        self._finding_next = True
+        while self._plan:
+            step = self._plan.pop(0)
+            if step == TESTS:
+                names = self._next_tests()
+                if names:
+                    self._ordered.update(names)
+                    return to_json(RequestTest(tuple(names)))
+            elif step == MDT:
+                self._finding_next = False
+                return to_json(CallMdt(doctor_texts()["mdt_question"]))
+            else:
+                return to_json(step)
+        return to_json(_final(self._knowledge.predict("\n".join(self._heard)), _salient(self._heard)))
+
+    def _next_tests(self) -> list[str]:
+        ranked = self._knowledge.informative_tests("\n".join(self._heard), self._catalog, self._ordered)
+        return ranked[: self._config.tests_per_request]
+
+
+class RandomDoctor:
+    privileged = False
+
+    def __init__(self, knowledge: TrainingKnowledge, seed: int):
+        self._rng = random.Random(seed)
+        self._codes = sorted(set(knowledge.codes))
+
+    def begin(self, opening: Opening) -> None:
+        self._catalog = opening.catalog
+        self._turns_left = self._rng.randrange(opening.config.action_budget)
+        self._questions = [q for qs in doctor_texts()["questions"].values() for q in qs]
+
+    def act(self, observation: str) -> str:
+        if self._turns_left > 0:
+            self._turns_left -= 1
+            if self._rng.random() < 0.5:
+                return to_json(Ask((self._rng.choice(self._questions),)))
+            return to_json(RequestTest((self._rng.choice(self._catalog),)))
+        code = self._rng.choice(self._codes)
+        title = icd.icd10cm_info(code).title or code
+        return to_json(Finalize(title, code, (), (), ()))
+
+
+DOCTORS: dict[str, type[FullInfoDoctor] | type[RetrievalDoctor] | type[RandomDoctor]] = {
+    "full_info": FullInfoDoctor,
+    "retrieval": RetrievalDoctor,
+    "random": RandomDoctor,
+}
+
+
+def make_doctor(name: str, knowledge: TrainingKnowledge, seed: int) -> Doctor:
+    if name not in DOCTORS:
+        raise KeyError(f"no offline doctor {name!r}; known: {sorted(DOCTORS)}")
+    return DOCTORS[name](knowledge, seed)

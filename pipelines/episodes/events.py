@@ -1,0 +1,39 @@
+"""Trace rows: one ``episode_events`` row per turn and role (schemas/episode_events.py).
+
+Turn 0 is the opening (``controller`` / ``START``); turn t >= 1 is the doctor's t-th action attempt
+and what answered it. A turn with two questions has two patient rows and a request for several
+tests (or a panel) one lab row per examination, in the order they were answered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+import polars as pl
+
+import schemas
+
+
+@dataclass(frozen=True)
+class Event:
+    turn: int
+    actor: str  # doctor | patient | lab | controller | consultant | judge
+    action: str  # ASK | REQUEST_TEST | CALL_MDT | FINALIZE | REPLY | RESULT | ERROR | START | WARN | END
+    content: str
+    test_name: str | None = None
+    match_type: str | None = None
+    unit_ids: tuple[str, ...] = ()
+    memory_card_ids: tuple[str, ...] = ()  # filled by the memory conditions of the evaluation issue
+    returned: bool | None = None
+    self_check: str | None = None
+    error: str | None = None
+
+
+def events_frame(episode_id: str, events: Sequence[Event]) -> pl.DataFrame:
+    """The events as ``episode_events`` rows, typed as the schema says (validated by the caller,
+    once per run rather than once per episode)."""
+    rows = [{"episode_id": episode_id, **asdict(e)} for e in events]
+    for row in rows:
+        row["unit_ids"], row["memory_card_ids"] = list(row["unit_ids"]), list(row["memory_card_ids"])
+    return pl.DataFrame(rows, schema=schemas.empty("episode_events").schema)

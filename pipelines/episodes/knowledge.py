@@ -1,0 +1,114 @@
+"""What the offline doctors and consultant learn from the train split.
+
+Each train case becomes one evidence document, written as the doctor would read it: its units'
+text and its results as the laboratory physician reports them (:func:`evidence_text`). A TF-IDF
+nearest-neighbour index over those documents predicts a primary ICD-10 code for any evidence
+(a similarity-weighted vote over ICD-10 blocks among the nearest cases, then the nearest case's
+code within the winning block), and ranks examinations by how typical an abnormal result is of
+the cases nearest to the evidence so far, compared with the whole train split (its lift).
+Only train cases are read; a test case's diagnosis never enters.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+from pipelines.episodes.lab import render
+from pipelines.exams.vocabulary import panels
+from pipelines.episodes.retrieval import WORDS
+from pipelines.episodes.store import CaseStore
+from pipelines.episodes.views import ExamResult, Unit
+
+NEIGHBOURS = 5  # cases voting on the diagnosis
+TEST_NEIGHBOURHOOD = 10  # cases whose abnormal results suggest the tests to order
+ABSENT, RECORDED, ABNORMAL = 0, 1, 2  # an exam's status in a case
+IMPORTANCE_WEIGHT = {"key": 1.0, "supporting": 0.5, "background": 0.1}
+
+
+def evidence_text(units: Sequence[Unit], results: Sequence[ExamResult]) -> str:
+    return "\n".join([*(u.text for u in units), *(render(r) for r in results)])
+
+
+def salient_text(units: Sequence[Unit], results: Sequence[ExamResult]) -> str:
+    """The key units and abnormal results, or everything when a case has neither."""
+    key = [u for u in units if u.importance == "key"]
+    abnormal = [r for r in results if r.abnormal]
+    return evidence_text(key, abnormal) if key or abnormal else evidence_text(units, results)
+
+
+@dataclass(frozen=True)
+class Prediction:
+    code: str
+    block: str
+    diagnosis: str
+    score: float
+    alternatives: tuple[str, ...]  # other blocks in vote order
+
+
+class TrainingKnowledge:
+    def __init__(self, store: CaseStore):
+        cases = [store.case(cid) for cid in store.case_ids("train")]
+        cases = [c for c in cases if c.manager.primary_icd10 and c.manager.primary_icd10_block]
+        if not cases:
+            raise ValueError("the store has no train case with an ICD-10 code to learn from")
+        self.codes = [c.manager.primary_icd10 for c in cases]
+        self.blocks = [c.manager.primary_icd10_block for c in cases]
+        self.names = [c.manager.diagnosis_name for c in cases]
+        # Words in over half the cases (report boilerplate, common history) tell no diagnosis apart.
+        self._vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True, token_pattern=WORDS,
+                                           ngram_range=(1, 2), max_df=0.5)
+        self._matrix = self._vectorizer.fit_transform([evidence_text(c.patient.units, c.exams.results)
+                                                       for c in cases])
+        self.tests = self._test_names(store)
+        self._status = np.array([[self._status_of(c.exams.by_name, t) for t in self.tests] for c in cases])
+        # How much hidden, important history each category holds: the order to ask in.
+        self.category_weight: Counter[str] = Counter()
+        for c in cases:
+            for u in c.patient.hidden:
+                self.category_weight[u.category] += IMPORTANCE_WEIGHT[u.importance]
+
+    @staticmethod
+    def _test_names(store: CaseStore) -> list[str]:
+        recorded = {r.exam_name for cid in store.case_ids("train") for r in store.case(cid).exams.results}
+        return sorted(recorded) + sorted(panels())
+
+    @staticmethod
+    def _status_of(results: dict[str, ExamResult], test: str) -> int:
+        members = panels().get(test, (test,))
+        found = [results[m] for m in members if m in results]
+        if not found:
+            return ABSENT
+        return ABNORMAL if any(r.abnormal for r in found) else RECORDED
+
+    def similarities(self, evidence: str) -> np.ndarray:
+        return (self._matrix @ self._vectorizer.transform([evidence]).T).toarray().ravel()
+
+    def predict(self, evidence: str) -> Prediction:
+        sims = self.similarities(evidence)
+        nearest = np.argsort(-sims, kind="stable")[:NEIGHBOURS]
+        votes: Counter[str] = Counter()
+        for i in nearest:
+            votes[self.blocks[i]] += float(sims[i])
+        ranked = sorted(votes, key=lambda b: (-votes[b], b))
+        best = next(i for i in nearest if self.blocks[i] == ranked[0])
+        return Prediction(self.codes[best], ranked[0], self.names[best], votes[ranked[0]], tuple(ranked[1:]))
+
+    def informative_tests(self, evidence: str, allowed: Sequence[str], exclude: set[str]) -> list[str]:
+        """``allowed`` tests, ``exclude`` left out, most informative first: the lift of an abnormal
+        result among the train cases nearest to the evidence (similarity-weighted) over its rate in
+        the whole train split, then how often the nearest cases have it recorded, then the name."""
+        index = {t: i for i, t in enumerate(self.tests)}
+        candidates = [t for t in allowed if t in index and t not in exclude]
+        sims = self.similarities(evidence)
+        near = np.argsort(-sims, kind="stable")[:TEST_NEIGHBOURHOOD]
+        weights = sims[near] / sims[near].sum() if sims[near].sum() > 0 else np.full(near.size, 1 / near.size)
+        abnormal = self._status == ABNORMAL
+        lift = weights @ abnormal[near] - abnormal.mean(axis=0)
+        recorded = weights @ (self._status[near] != ABSENT)
+        return sorted(candidates, key=lambda t: (-lift[index[t]], -recorded[index[t]], t))
+

@@ -1,0 +1,150 @@
+"""The laboratory physician: deterministic lookup of requested examinations (Protocol B.3).
+
+A requested name is folded by ``pipelines.exams.catalog.name_key`` and resolved to a catalog
+name: exactly (every preset), or through an alias or a panel (``lookup: alias``, ``panels: true``).
+A name the catalog does not have is ``not_allowed``; a catalog exam the case did not record goes
+by the ``unrecorded`` policy:
+
+* ``not_in_case``: not returned, reported as not done for this patient (an invalid test);
+* ``null``: returned as an explicit null result (ClinVerse's null arm);
+* ``predict``: the results predictor (ClinLab) answers from the latent patient's clinical state;
+  when it has no prediction the exam is ``not_in_case``.
+
+The examination limit is the engine's (``budget_limited``, :func:`budget_limited`). Every report
+states value, unit, reference range and abnormal flag, and says plainly when one is unknown:
+never a silent "normal".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from pipelines.episodes.config import EpisodeConfig
+from pipelines.episodes.messages import say
+from pipelines.exams.vocabulary import panel as panel_members, panel_name
+from pipelines.episodes.roles import ClinicalState, LatentPatient, Role
+from pipelines.episodes.views import ExamResult, ExamView, require_view
+from pipelines.exams.catalog import alias_table, name_key
+
+Predictor = Callable[[str, ClinicalState], ExamResult | None]
+
+
+def no_prediction(exam_name: str, state: ClinicalState) -> ExamResult | None:
+    """The predictor until ClinLab exists: nothing is predicted, so the exam is ``not_in_case``."""
+    return None
+
+
+@dataclass(frozen=True)
+class Item:
+    """One examination in a report: what the event row for it records."""
+
+    test_name: str
+    match_type: str  # exact | predicted | not_allowed | not_in_case | budget_limited
+    returned: bool
+    text: str
+    result: ExamResult | None = None
+
+
+@dataclass(frozen=True)
+class LabReport:
+    requested: str
+    items: tuple[Item, ...]
+    text: str  # what the doctor reads
+
+    @property
+    def returned(self) -> bool:
+        return any(i.returned for i in self.items)
+
+    @property
+    def invalid(self) -> bool:
+        """Not an orderable exam, or not done for this patient (MedEvoEval's invalid test)."""
+        return all(i.match_type in ("not_allowed", "not_in_case") and not i.returned for i in self.items)
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def render(result: ExamResult) -> str:
+    """A result as the doctor reads it: value, unit, reference range, abnormal flag."""
+    value = result.value_text if result.value_text is not None else (
+        _number(result.value_num) if result.value_num is not None else "null")
+    unit = f" {result.unit}" if result.unit else ""
+    low, high = result.ref_low, result.ref_high
+    if low is not None and high is not None:
+        reference = f"{_number(low)}-{_number(high)}{unit}"
+    elif low is not None:
+        reference = f">= {_number(low)}{unit}"
+    elif high is not None:
+        reference = f"<= {_number(high)}{unit}"
+    else:
+        reference = say("lab.reference_unknown")
+    flag = {True: "lab.flag_abnormal", False: "lab.flag_normal", None: "lab.flag_unknown"}[result.abnormal]
+    return say("lab.result", name=result.exam_name, value=f"{value}{unit}", reference=reference, flag=say(flag))
+
+
+def _one(requested: str, item: Item) -> LabReport:
+    return LabReport(requested, (item,), item.text)
+
+
+def budget_limited(name: str, limit: int) -> LabReport:
+    return _one(name, Item(name, "budget_limited", False, say("lab.budget_limited", name=name, limit=limit)))
+
+
+class LaboratoryPhysician:
+    def __init__(self, view: ExamView, config: EpisodeConfig, latent: LatentPatient | None = None,
+                 predictor: Predictor = no_prediction):
+        self._view = require_view(view, ExamView, "LaboratoryPhysician")
+        self._config = config
+        self._latent = latent
+        self._predictor = predictor
+
+    def lookup(self, name: str) -> LabReport:
+        key = name_key(name)
+        catalog = self._view.catalog
+        if key in catalog.by_key:
+            return self._single(name, catalog.by_key[key])
+        if self._config.lookup == "alias" and key in catalog.alias_keys:
+            candidates = catalog.alias_keys[key]
+            chosen = candidates[0] if len(candidates) == 1 else _curated(key, candidates)
+            if chosen is None:
+                text = say("lab.ambiguous", name=name, candidates=" or ".join(candidates))
+                return _one(name, Item(name, "not_allowed", False, text))
+            return self._single(name, chosen)
+        if self._config.panels and panel_name(name):
+            return self._panel(name, panel_name(name), panel_members(name))
+        return _one(name, Item(name, "not_allowed", False, say("lab.not_allowed", name=name)))
+
+    def _single(self, requested: str, exam: str) -> LabReport:
+        return _one(requested, self._item(exam) or self._missing(exam))
+
+    def _panel(self, requested: str, panel: str, members: list[str]) -> LabReport:
+        items = tuple(i for i in (self._item(m) for m in members) if i is not None)
+        if not items:
+            return _one(requested, self._missing(panel))
+        text = say("lab.panel", panel=panel, results="\n".join(i.text for i in items))
+        return LabReport(requested, items, text)
+
+    def _item(self, exam: str) -> Item | None:
+        """The recorded result, else a prediction when the policy asks for one."""
+        recorded = self._view.by_name.get(exam)
+        if recorded is not None:
+            return Item(exam, "exact", True, render(recorded), recorded)
+        if self._config.unrecorded == "predict" and self._latent is not None:
+            predicted = self._predictor(exam, self._latent.answer(Role.LAB))
+            if predicted is not None:
+                predicted = replace(predicted, exam_name=exam, origin="predicted")
+                return Item(exam, "predicted", True, render(predicted), predicted)
+        return None
+
+    def _missing(self, exam: str) -> Item:
+        if self._config.unrecorded == "null":
+            return Item(exam, "not_in_case", True, say("lab.null", name=exam))
+        return Item(exam, "not_in_case", False, say("lab.not_in_case", name=exam))
+
+
+def _curated(key: str, candidates: tuple[str, ...]) -> str | None:
+    """An alias several catalog exams carry (source labels clash): the curated alias table decides."""
+    curated = alias_table().filter(alias_key=key)["exam_name"].to_list()
+    return curated[0] if curated and curated[0] in candidates else None

@@ -1,0 +1,127 @@
+"""What the episodes of a run share: the cases, the preset, the seed, and the offline backends.
+
+:func:`configure` sets the process-wide settings a no-argument ``DiagnosticEpisode()`` runs on (a
+warehouse home or a :class:`CaseStore`, a preset, a seed, overrides); without it they come from
+``CLINVERSE_HOME`` (default ``./warehouse``) and ``CLINVERSE_EPISODE_PRESET`` (default
+``clinverse``). Backends that cost a fit (the patient's TF-IDF space, the training knowledge)
+are built once per store and shared by every episode on it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import asdict
+from functools import cache, cached_property
+from pathlib import Path
+from typing import Any
+
+from pipelines.config import ENV_HOME
+from pipelines.episodes.config import EpisodeConfig, preset
+from pipelines.episodes.consultant import OfflineConsultant
+from pipelines.episodes.engine import Engine
+from pipelines.episodes.judge import Judge
+from pipelines.episodes.knowledge import TrainingKnowledge
+from pipelines.episodes.lab import LaboratoryPhysician, Predictor, no_prediction
+from pipelines.episodes.messages import say
+from pipelines.exams.vocabulary import panels
+from pipelines.episodes.patient import ObservablePatient
+from pipelines.episodes.retrieval import Vocabulary
+from pipelines.episodes.roles import LatentPatient
+from pipelines.episodes.screen import BoundaryScreen
+from pipelines.episodes.self_check import SelfCheck
+from pipelines.episodes.store import CaseStore
+
+ENV_PRESET = "CLINVERSE_EPISODE_PRESET"
+DEFAULT_PRESET = "clinverse"
+DEFAULT_SEED = 7  # MedEvoEval's runtime seed
+DEFAULT_HOME = "warehouse"
+
+def _digest(*parts: object) -> str:
+    return hashlib.sha256(":".join(map(str, parts)).encode()).hexdigest()
+
+
+def episode_seed(run_seed: int, case_id: str) -> int:
+    """One seed per (run, case), from the run seed and the case id."""
+    return int(_digest(run_seed, case_id)[:12], 16)
+
+
+def episode_id(run_id: str, case_id: str) -> str:
+    return f"e_{_digest(run_id, case_id)[:16]}"
+
+
+class Backends:
+    """The offline backends a store's episodes share, built on first use (once per store)."""
+
+    def __init__(self, store: CaseStore):
+        self.store = store
+
+    @cached_property
+    def vocabulary(self) -> Vocabulary:
+        return Vocabulary(self.store.unit_texts())
+
+    @cached_property
+    def knowledge(self) -> TrainingKnowledge:
+        return TrainingKnowledge(self.store)
+
+    @cached_property
+    def consultant(self) -> OfflineConsultant:
+        return OfflineConsultant(self.knowledge)
+
+
+@cache
+def backends(store: CaseStore) -> Backends:
+    return Backends(store)
+
+
+class EpisodeSettings:
+    """What every episode of a run shares: the cases, the preset, the seed and the backends."""
+
+    def __init__(self, store: CaseStore, preset_name: str = DEFAULT_PRESET, seed: int = DEFAULT_SEED,
+                 predictor: Predictor = no_prediction, **overrides: Any):
+        self.store = store
+        self.preset = preset_name
+        self.seed = seed
+        self.predictor = predictor
+        self.overrides = overrides
+        self.backends = backends(store)
+        preset(preset_name, **overrides)  # fail now, not at the first reset
+
+    def config(self, preset_name: str | None = None, **overrides: Any) -> EpisodeConfig:
+        name = preset_name or self.preset
+        return preset(name, **({**self.overrides, **overrides} if name == self.preset else overrides))
+
+    def catalog_names(self, config: EpisodeConfig) -> tuple[str, ...]:
+        """The names a doctor may order: the catalog, and the panels where the preset has them."""
+        return self.store.catalog.names + (tuple(panels()) if config.panels else ())
+
+    def engine(self, case_id: str, config: EpisodeConfig, seed: int, run_id: str | None = None) -> Engine:
+        """One episode's controller, each role built from its own view of the case."""
+        case = self.store.case(case_id)
+        opening = say("opening", presentation=case.presentation, catalog=", ".join(self.catalog_names(config)),
+                      **asdict(config))
+        lab = LaboratoryPhysician(case.exams, config, LatentPatient(case), self.predictor)
+        self_check = SelfCheck(BoundaryScreen(case.manager, case.exams)) if config.self_check else None
+        return Engine(episode_id(run_id or f"adhoc-{seed}", case_id), case.presentation, opening, config,
+                      ObservablePatient(case.patient, self.backends.vocabulary, episode_seed(seed, case_id)),
+                      lab, self.backends.consultant, self_check, Judge(case.manager))
+
+
+_settings: EpisodeSettings | None = None
+
+
+def configure(home: Path | str | None = None, *, store: CaseStore | None = None, preset_name: str = DEFAULT_PRESET,
+              seed: int = DEFAULT_SEED, predictor: Predictor = no_prediction, **overrides: Any) -> EpisodeSettings:
+    """Set what every ``DiagnosticEpisode()`` of this process runs on (a store, or a warehouse home)."""
+    global _settings
+    _settings = EpisodeSettings(store or CaseStore.from_home(home or _home()), preset_name, seed, predictor,
+                                **overrides)
+    return _settings
+
+
+def _home() -> Path:
+    return Path(os.environ.get(ENV_HOME) or DEFAULT_HOME)
+
+
+def default_settings() -> EpisodeSettings:
+    return _settings or configure(preset_name=os.environ.get(ENV_PRESET) or DEFAULT_PRESET)

@@ -1,0 +1,152 @@
+"""Cases as episodes see them: the warehouse tables loaded once, split into role views per case.
+
+:class:`CaseStore` reads ``cases``, ``information_units``, ``exam_results``, ``exam_catalog`` and
+``profiles`` once (from a warehouse home or from frames, e.g. in tests) and groups the per-case
+tables by ``case_id`` on first use, so building one case's views is a dictionary lookup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import polars as pl
+
+from pipelines import icd
+from pipelines.episodes.views import (
+    CatalogEntry,
+    ExamCatalog,
+    ExamResult,
+    ExamView,
+    ManagerView,
+    PatientView,
+    Profile,
+    SpeechStyle,
+    Unit,
+)
+from pipelines.warehouse import Warehouse
+
+TABLES = ("cases", "information_units", "exam_results", "exam_catalog", "profiles")
+
+
+@dataclass(frozen=True)
+class EpisodeCase:
+    """One case: what the doctor starts from, and the three views the roles are built from."""
+
+    case_id: str
+    split: str
+    age: int | None
+    sex: str | None
+    presentation: str
+    patient: PatientView
+    exams: ExamView
+    manager: ManagerView
+
+
+class CaseStore:
+    def __init__(self, frames: Mapping[str, pl.DataFrame]):
+        missing = [t for t in TABLES if t not in frames]
+        if missing:
+            raise KeyError(f"CaseStore needs the tables {missing}")
+        self._frames = dict(frames)
+        self.cases = frames["cases"].sort("case_id")
+        self._built: dict[str, EpisodeCase] = {}
+
+    @classmethod
+    def from_home(cls, home: Path | str) -> CaseStore:
+        warehouse = Warehouse(home)
+        return cls({table: warehouse.read(table) for table in TABLES})
+
+    def case_ids(self, split: str | None = None) -> list[str]:
+        cases = self.cases if split is None else self.cases.filter(pl.col("split") == split)
+        return cases["case_id"].to_list()
+
+    def unit_texts(self) -> list[str]:
+        return self._frames["information_units"]["text"].to_list()
+
+    @cached_property
+    def catalog(self) -> ExamCatalog:
+        rows = self._frames["exam_catalog"].sort("exam_name").select("exam_name", "kind", "aliases")
+        return ExamCatalog(tuple(CatalogEntry(n, k, tuple(a or ())) for n, k, a in rows.iter_rows()))
+
+    @cached_property
+    def _rows(self) -> dict[str, dict]:
+        return {row["case_id"]: row for row in self.cases.iter_rows(named=True)}
+
+    @cached_property
+    def _units(self) -> dict[str, list[dict]]:
+        return _grouped(self._frames["information_units"].sort("case_id", "ordinal"))
+
+    @cached_property
+    def _exams(self) -> dict[str, list[dict]]:
+        # Repeated measurements: earliest first, the value the laboratory physician reports.
+        return _grouped(self._frames["exam_results"].sort("case_id", "exam_name", "offset_hours", nulls_last=True,
+                                                          maintain_order=True))
+
+    @cached_property
+    def _profiles(self) -> dict[str, dict]:
+        return {row["case_id"]: row for row in self._frames["profiles"].iter_rows(named=True)}
+
+    def case(self, case_id: str) -> EpisodeCase:
+        if case_id not in self._built:
+            self._built[case_id] = self._case(case_id)
+        return self._built[case_id]
+
+    def _case(self, case_id: str) -> EpisodeCase:
+        try:
+            row = self._rows[case_id]
+        except KeyError:
+            raise KeyError(f"no case {case_id!r} in the store") from None
+        return EpisodeCase(
+            case_id=case_id,
+            split=row["split"],
+            age=row["age"],
+            sex=row["sex"],
+            presentation=row["presentation"],
+            patient=self._patient_view(case_id),
+            exams=ExamView(case_id, tuple(_exam(r) for r in self._exams.get(case_id, [])), self.catalog),
+            manager=_manager_view(row),
+        )
+
+    def _patient_view(self, case_id: str) -> PatientView:
+        units = tuple(
+            Unit(r["unit_id"], r["ordinal"], r["category"], r["text"], r["negated"], r["importance"], r["disclosed"])
+            for r in self._units.get(case_id, [])
+        )
+        p = self._profiles.get(case_id)
+        if p is None:
+            raise KeyError(f"case {case_id!r} has no profile")
+        profile = Profile(p["openness"], p["conscientiousness"], p["extraversion"], p["agreeableness"],
+                          p["neuroticism"], SpeechStyle.from_json(p["speech_style"]))
+        return PatientView(case_id, units, profile)
+
+
+def _grouped(frame: pl.DataFrame) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for row in frame.iter_rows(named=True):
+        out.setdefault(row["case_id"], []).append(row)
+    return out
+
+
+def _exam(row: dict) -> ExamResult:
+    return ExamResult(row["exam_name"], row["kind"], row["value_num"], row["value_text"], row["unit"],
+                      row["ref_low"], row["ref_high"], row["abnormal"], row["origin"])
+
+
+def _manager_view(row: dict) -> ManagerView:
+    code = row["primary_icd10"]
+    acceptable = tuple(row.get("acceptable_icd10") or ([code] if code else []))
+    return ManagerView(
+        case_id=row["case_id"],
+        diagnosis_name=row["diagnosis_name"],
+        acceptable_names=tuple(row["acceptable_names"] or ()),
+        primary_icd10=code,
+        primary_icd10_category=row["primary_icd10_category"],
+        primary_icd10_block=row["primary_icd10_block"],
+        primary_icd10_chapter=row["primary_icd10_chapter"],
+        icd10_title=icd.icd10cm_info(code).title if code else None,
+        acceptable_icd10=acceptable,
+        secondary_icd10=tuple(row["secondary_icd10"] or ()),
+    )

@@ -1,0 +1,65 @@
+"""Episodes and the boundary stress test on a built demo warehouse (one build per session)."""
+
+import polars as pl
+import pytest
+
+import schemas
+from pipelines.episodes.controller import run_episodes
+from pipelines.episodes.judge import block_of
+from pipelines.episodes.stress import stress_rates, stress_test
+
+pytestmark = pytest.mark.slow
+DOCTORS = ("full_info", "retrieval", "random")
+
+
+@pytest.fixture(scope="module", params=["medevoeval", "clinverse"])
+def runs(request, demo_store):
+    return request.param, {d: run_episodes(demo_store, d, "offline", request.param, None, 7, f"demo-{d}")
+                           for d in DOCTORS}
+
+
+def block_accuracy(store, episodes: pl.DataFrame) -> float:
+    truth = store.cases.select("case_id", "primary_icd10_block")
+    pairs = episodes.join(truth, on="case_id").select("final_icd10", "primary_icd10_block").rows()
+    return sum(block_of(code) == block for code, block in pairs) / len(pairs)
+
+
+def test_every_test_case_gets_an_episode_from_every_doctor(demo_store, runs):
+    _, by_doctor = runs
+    test_cases = set(demo_store.case_ids("test"))
+    assert test_cases
+    for frames in by_doctor.values():
+        for table, frame in zip(("runs", "episodes", "episode_events"), frames):
+            schemas.validate(table, frame)
+        assert set(frames[1]["case_id"]) == test_cases
+        assert frames[1]["termination"].is_in(["finalized", "budget_exhausted"]).all()
+
+
+def test_accuracy_orders_full_info_over_retrieval_over_random(demo_store, runs):
+    preset, by_doctor = runs
+    accuracy = {d: block_accuracy(demo_store, frames[1]) for d, frames in by_doctor.items()}
+    assert accuracy["full_info"] > accuracy["retrieval"] > accuracy["random"], (preset, accuracy)
+
+
+def test_retrieval_doctor_gathers_evidence_within_the_budget(runs):
+    preset, by_doctor = runs
+    episodes, events = by_doctor["retrieval"][1], by_doctor["retrieval"][2]
+    assert (episodes["n_questions"] > 0).all() and (episodes["n_tests"] > 0).all() and episodes["called_mdt"].all()
+    assert episodes["n_error_turns"].sum() == 0
+    assert events.filter(pl.col("actor") == "patient")["unit_ids"].list.len().sum() > 0
+
+
+def test_same_seed_same_trace_on_the_demo(demo_store):
+    first = run_episodes(demo_store, "retrieval", "offline", "clinverse", None, 3, "again")
+    second = run_episodes(demo_store, "retrieval", "offline", "clinverse", None, 3, "again")
+    assert first[2].equals(second[2])
+
+
+def test_boundary_stress_test(demo_store):
+    frame = stress_test(demo_store)
+    schemas.validate("stress_test", frame)
+    assert frame.height == demo_store.cases.height * 6 * 4
+    rates = {c: (d, r) for c, _, d, r in stress_rates(frame).iter_rows()}
+    assert rates["dual_layer+self_check"][0] == 0.0
+    assert rates["single_layer"][0] > 0.0
+    assert rates["dual_layer+self_check"][1] > rates["dual_layer"][1]

@@ -1,0 +1,80 @@
+"""Role views are isolated by construction: each role takes its own view and refuses the others."""
+
+from dataclasses import fields
+
+import polars as pl
+import pytest
+from episode_cases import case_id, frames
+
+from pipelines.episodes.actions import Finalize
+from pipelines.episodes.config import preset
+from pipelines.episodes.judge import Judge
+from pipelines.episodes.lab import LaboratoryPhysician
+from pipelines.episodes.patient import ObservablePatient
+from pipelines.episodes.retrieval import Vocabulary
+from pipelines.episodes.roles import ClinicalState, LatentPatient, Role
+from pipelines.episodes.screen import BoundaryScreen
+from pipelines.episodes.store import CaseStore
+from pipelines.episodes.views import ExamView, ManagerView, PatientView
+
+
+@pytest.fixture(scope="module")
+def vocabulary(store):
+    return Vocabulary(store.unit_texts())
+
+
+def test_store_splits_a_case_into_three_views(heart_failure):
+    assert isinstance(heart_failure.patient, PatientView)
+    assert isinstance(heart_failure.exams, ExamView)
+    assert isinstance(heart_failure.manager, ManagerView)
+    assert {f.name for f in fields(PatientView)} == {"case_id", "units", "profile"}
+    assert heart_failure.manager.icd10_title == "Heart failure, unspecified"
+    assert heart_failure.manager.acceptable_icd10 == ("I50.9",)  # no acceptable_icd10 column: the primary
+    assert len(heart_failure.patient.hidden) == len(heart_failure.patient.units) - 1
+
+
+def test_patient_view_holds_no_exam_value_and_no_diagnosis(heart_failure):
+    text = repr(heart_failure.patient).lower()
+    assert "heart failure" not in text and "i50" not in text and "5400" not in text
+
+
+@pytest.mark.parametrize("view", ["exams", "manager"])
+def test_a_patient_handed_another_view_raises(heart_failure, vocabulary, view):
+    with pytest.raises(TypeError, match="ObservablePatient takes a PatientView"):
+        ObservablePatient(getattr(heart_failure, view), vocabulary, seed=1)
+
+
+def test_other_roles_refuse_foreign_views(heart_failure):
+    with pytest.raises(TypeError):
+        LaboratoryPhysician(heart_failure.patient, preset("medevoeval"))
+    with pytest.raises(TypeError):
+        Judge(heart_failure.exams)
+    with pytest.raises(TypeError):
+        BoundaryScreen(heart_failure.patient, heart_failure.exams)
+
+
+def test_latent_patient_answers_only_the_lab_and_the_judge(heart_failure):
+    latent = LatentPatient(heart_failure)
+    state = latent.answer(Role.LAB)
+    assert isinstance(state, ClinicalState)
+    assert "manager" not in {f.name for f in fields(ClinicalState)}  # a predictor never sees the diagnosis
+    assert latent.answer(Role.JUDGE).manager.primary_icd10 == "I50.9"
+    for caller in (Role.DOCTOR, Role.PATIENT, Role.CONSULTANT, Role.CONTROLLER):
+        with pytest.raises(PermissionError):
+            latent.answer(caller)
+
+
+def test_acceptable_codes_and_repeated_results_when_the_warehouse_has_them():
+    tables = frames()
+    tables["cases"] = tables["cases"].with_columns(
+        pl.when(pl.col("case_id") == case_id("01")).then(pl.lit(["I50.9", "I11.0"])).otherwise(
+            pl.concat_list("primary_icd10")).alias("acceptable_icd10"))
+    later = tables["exam_results"].filter(pl.col("case_id") == case_id("01"), pl.col("exam_name") == "Sodium")
+    tables["exam_results"] = pl.concat([later.with_columns(value_num=140.0, value_text=pl.lit("140"), offset_hours=9.0),
+                                        tables["exam_results"]])
+    case = CaseStore(tables).case(case_id("01"))
+    assert case.manager.acceptable_icd10 == ("I50.9", "I11.0")
+    final = Finalize("Hypertensive heart disease with heart failure", "I11.0", (), (), ())
+    assert Judge(case.manager).reward(final) == 1.0  # an acceptable code's block counts
+    assert [r.value_text for r in case.exams.results if r.exam_name == "Sodium"] == ["131", "140"]
+    assert case.exams.by_name["Sodium"].value_text == "131"  # the earliest measurement is reported
