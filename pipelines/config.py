@@ -305,12 +305,6 @@ class Settings:
         return f"{match.group(1)}-{match.group(2)}" if match else where.name
 
 
-def parse_workers(text: str) -> int:
-    """``CLINVERSE_WORKERS``: a positive integer; empty means :func:`default_workers`."""
-    parsed = parse_values("build", {"workers": text})
-    return parsed.get("workers", default_workers())
-
-
 def _one(env: str, environ: Mapping[str, str] | None, default: Any) -> Any:
     setting = next(s for s in SETTINGS if s.env == env)
     text = (os.environ if environ is None else environ).get(env, "").strip()

@@ -8,7 +8,7 @@ its type and sends rows that do not cast (or have the wrong number of fields) to
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import duckdb
 import polars as pl
@@ -23,7 +23,6 @@ class SourceTable:
     keys: tuple[str, ...] = ()  # must be non-null in staging (checked by a blocking asset check)
     optional: bool = False  # absent file is skipped with a logged reason
     setting: str = ""  # environment variable that points at the source directory
-    timestamps: tuple[str, ...] = field(default=())  # parsed with the publisher's format
 
 
 _MIMIC = "CLINVERSE_MIMIC_IV_DIR"

@@ -5,7 +5,7 @@ import dagster as dg
 import pytest
 
 from pipelines import config
-from pipelines.config import DEFAULT_SUFFICIENCY, Settings, default_workers, parse_sufficiency, parse_workers
+from pipelines.config import DEFAULT_SUFFICIENCY, Settings, default_workers, parse_sufficiency, parse_values
 from pipelines.profiles.synthea import SyntheaSettings
 from pipelines.resources import ClinverseResource, SyntheaResource
 from pipelines.sources.registry import SOURCES
@@ -47,7 +47,7 @@ def test_workers_come_from_the_environment_and_default_to_the_cpus(monkeypatch, 
 @pytest.mark.parametrize("text", ["0", "-2", "two", "1.5"])
 def test_malformed_workers_is_an_error_naming_the_variable(text):
     with pytest.raises(ValueError, match="CLINVERSE_WORKERS"):
-        parse_workers(text)
+        parse_values("build", {"workers": text})
 
 
 NUMERIC = [s for s in config.SETTINGS if s.kind in (int, float)] + [
