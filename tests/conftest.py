@@ -1,4 +1,5 @@
-"""Shared fixtures: where the real open reference data lives (skipped when absent), staging frames."""
+"""Shared fixtures: where the real open reference data lives (skipped when absent), staging frames,
+and one small demo warehouse built through the CLI for the whole session."""
 
 from pathlib import Path
 
@@ -35,3 +36,23 @@ def staging_frame():
         return frame.with_columns(pl.lit(None, POLARS_TYPES[kind]).alias(name)
                                   for name, kind in columns.items() if name not in frame.columns)
     return complete
+
+
+SOURCE_VARIABLES = ("CLINVERSE_MIMIC_IV_DIR", "CLINVERSE_MIMIC_NOTE_DIR", "CLINVERSE_SICDB_DIR",
+                    "CLINVERSE_MEDQA_PATH", "CLINVERSE_HOME")
+
+
+@pytest.fixture(scope="session")
+def demo_home(tmp_path_factory) -> Path:
+    """`clinverse build` of a 60-admission generated demo (every source, Synthea with a one-patient
+    pool per stratum), once per session; tests read it and never write to it."""
+    from pipelines.cli import main  # the whole build graph: only the tests that use it pay for it
+
+    home = tmp_path_factory.mktemp("demo-build")
+    with pytest.MonkeyPatch.context() as mp:
+        for name in SOURCE_VARIABLES:
+            mp.delenv(name, raising=False)
+        mp.setenv("CLINVERSE_SYNTHEA_POOL_SIZE", "1")
+        mp.setenv("CLINVERSE_LOG_LEVEL", "WARNING")
+        assert main(["build", "--home", str(home), "--admissions", "60"]) == 0
+    return home

@@ -1,7 +1,6 @@
 """The whole graph, in-process, through `clinverse build` on a small generated demo: every
 source, every stage (Synthea included, with a one-patient pool per stratum), every check."""
 
-
 import polars as pl
 import pytest
 
@@ -9,20 +8,11 @@ from pipelines.cli import main
 from pipelines.warehouse import Warehouse
 
 pytestmark = pytest.mark.slow
-SOURCE_VARIABLES = ("CLINVERSE_MIMIC_IV_DIR", "CLINVERSE_MIMIC_NOTE_DIR", "CLINVERSE_SICDB_DIR",
-                    "CLINVERSE_MEDQA_PATH", "CLINVERSE_HOME")
 
 
 @pytest.fixture(scope="module")
-def demo_warehouse(tmp_path_factory) -> Warehouse:
-    home = tmp_path_factory.mktemp("demo-build")
-    with pytest.MonkeyPatch.context() as mp:
-        for name in SOURCE_VARIABLES:
-            mp.delenv(name, raising=False)
-        mp.setenv("CLINVERSE_SYNTHEA_POOL_SIZE", "1")
-        mp.setenv("CLINVERSE_LOG_LEVEL", "WARNING")
-        assert main(["build", "--home", str(home), "--admissions", "40"]) == 0
-    return Warehouse(home)
+def demo_warehouse(demo_home) -> Warehouse:
+    return Warehouse(demo_home)
 
 
 def test_every_source_yields_cases_and_mimic_cases_carry_notes(demo_warehouse):
