@@ -27,8 +27,10 @@ $(INSTALLED): pyproject.toml constraints.txt | python
 	$(VENV)/bin/pip install $(PIP_FLAGS) -c constraints.txt -e '.[test]'
 	touch $@
 
+# Build every asset (the stress test included), then run the three offline doctors on the test cases.
 demo: $(INSTALLED)
 	$(VENV)/bin/clinverse build
+	for doctor in full_info retrieval random; do $(VENV)/bin/clinverse episodes --doctor $$doctor || exit 1; done
 
 # The whole suite, with its wall time (CI runs this; it stays under 10 minutes on 2 cores).
 test: $(INSTALLED)

@@ -18,6 +18,7 @@ from pathlib import Path
 import dagster as dg
 
 import assets as assets_package
+from assets.episodes import EPISODE_GROUP, episodes_job
 from pipelines.config import Settings
 from pipelines.resources import ClinverseResource, resources_from_env
 from pipelines.sources.registry import NAMES as SOURCE_GROUPS
@@ -27,9 +28,9 @@ JOB = "build"
 
 
 def build_selection(sources: list[str]) -> dg.AssetSelection:
-    """Every asset but the staging groups of the sources not configured."""
+    """Every asset but the staging groups of the sources not configured and the episode runs."""
     unconfigured = [g for g in SOURCE_GROUPS if g not in sources]
-    selection = dg.AssetSelection.all()
+    selection = dg.AssetSelection.all() - dg.AssetSelection.groups(EPISODE_GROUP)
     if unconfigured:
         selection = selection - dg.AssetSelection.groups(*unconfigured)
     return selection
@@ -85,6 +86,6 @@ def make_definitions(settings: Settings | None = None,
         assets=dg.load_assets_from_modules(modules),
         asset_checks=dg.load_asset_checks_from_modules(modules),
         resources=dict(resources),
-        jobs=[job],
+        jobs=[job, episodes_job],
         sensors=[new_source_data],
     )

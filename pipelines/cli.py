@@ -178,7 +178,19 @@ def _print_summary(warehouse) -> None:
         for row in per_source.iter_rows():
             summary.add_row(*map(str, row))
         out.print(summary)
+    if warehouse.exists("stress_test"):
+        _print_rates(out, warehouse)
     out.print(f'query it: clinverse query --home {warehouse.home} "SELECT * FROM cases LIMIT 5"')
+
+
+def _print_rates(out: Console, warehouse) -> None:
+    from pipelines.episodes.stress import stress_rates
+
+    rates = stress_rates(warehouse.read("stress_test"))
+    table = Table(*rates.columns, title="boundary stress test (patient simulator)")
+    for row in rates.iter_rows():
+        table.add_row(*(f"{v:.3f}" if isinstance(v, float) else str(v) for v in row))
+    out.print(table)
 
 
 def _json_nested(frame):
@@ -194,9 +206,8 @@ def _json_nested(frame):
 def _query(args: argparse.Namespace) -> int:
     from pipelines.warehouse import Warehouse, WarehouseError
 
-    home = args.home or config.environment_values("build").get("home") or "warehouse"
     try:
-        frame = Warehouse(home).query(args.sql)
+        frame = Warehouse(_home(args)).query(args.sql)
     except WarehouseError as exc:
         console.print(f"[bold red]{exc}[/]")
         return 2
@@ -213,6 +224,57 @@ def _query(args: argparse.Namespace) -> int:
             table.add_row(*("" if v is None else str(v) for v in row))
         Console().print(table)
         console.print(f"{frame.height} row(s)")
+    return 0
+
+
+def _home(args: argparse.Namespace) -> Path:
+    return Path(args.home or config.environment_values("build").get("home") or "warehouse").resolve()
+
+
+def _episodes(args: argparse.Namespace) -> int:
+    from pipelines.episodes.runs import RunSpec, run_and_export
+    from pipelines.episodes.store import CaseStore
+    from pipelines.warehouse import Warehouse, WarehouseError
+
+    try:
+        spec = RunSpec(doctor=args.doctor, patient=args.patient, preset=args.preset, split=args.split, cases=args.cases,
+                       condition=args.condition, seed=args.seed, run_id=args.run_id)
+        warehouse = Warehouse(_home(args))
+        store = CaseStore.from_warehouse(warehouse)
+    except (ValueError, KeyError, WarehouseError) as exc:
+        console.print(f"[bold red]episodes not started[/]: {exc}")
+        return 2
+    with Progress(TextColumn(f"[bold]{spec.id}"), BarColumn(), TextColumn("{task.completed}/{task.total} episodes"),
+                  TimeElapsedColumn(), console=console) as bar:
+        task = bar.add_task("episodes", total=None)
+        try:
+            written, summary, export = run_and_export(
+                warehouse, store, spec, progress=lambda done, total: bar.update(task, completed=done, total=total))
+        except ValueError as exc:
+            console.print(f"[bold red]episodes not run[/]: {exc}")
+            return 2
+        bar.update(task, completed=written.total, total=written.total)
+    table = Table(*summary, title=f"run {written.run_id} ({written.new} new, {written.resumed} resumed)")
+    table.add_row(*map(str, summary.values()))
+    Console().print(table)
+    console.print(f"traces: {export}")
+    return 0
+
+
+def _stress_test(args: argparse.Namespace) -> int:
+    from pipelines.resources import ClinverseResource, SyntheaResource
+    from pipelines.runner import BuildFailed
+    from pipelines.warehouse import Warehouse
+
+    home = _home(args)
+    clinverse = ClinverseResource.from_values({**config.environment_values("build"), "home": str(home)})
+    try:
+        build(clinverse, SyntheaResource.from_values(config.environment_values("synthea")), "key:stress_test",
+              log_level=config.log_level())
+    except BuildFailed as exc:
+        console.print(f"[bold red]stress test failed[/]: {exc}")
+        return 1
+    _print_rates(Console(), Warehouse(home))
     return 0
 
 
@@ -236,6 +298,22 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--seed", type=int, help=f"seed for the demo and sampling (env {config.ENV_SEED})")
     b.add_argument("--admissions", type=int, default=DEMO_ADMISSIONS, help="size of the generated demo when no source is given")
     b.set_defaults(func=_build)
+
+    e = sub.add_parser("episodes", help="run a doctor on the warehouse's cases (resumes an interrupted run)")
+    e.add_argument("--home", help=f"warehouse folder (env {config.ENV_HOME}, default ./warehouse)")
+    e.add_argument("--doctor", required=True, help="full_info, retrieval or random")
+    e.add_argument("--patient", default="offline", help="patient simulator (default offline)")
+    e.add_argument("--preset", default="clinverse", choices=["medevoeval", "clinverse"])
+    e.add_argument("--split", default="test", choices=["test", "train"])
+    e.add_argument("--cases", type=int, help="the first N cases of the split (default: all)")
+    e.add_argument("--condition", default="baseline", help="a free label for the run's episodes, e.g. E0")
+    e.add_argument("--seed", type=int, default=7)
+    e.add_argument("--run-id", help="name of the run (default: derived from the settings, so a rerun resumes)")
+    e.set_defaults(func=_episodes)
+
+    st = sub.add_parser("stress-test", help="the boundary stress test of the patient simulator over every case")
+    st.add_argument("--home", help=f"warehouse folder (env {config.ENV_HOME}, default ./warehouse)")
+    st.set_defaults(func=_stress_test)
 
     q = sub.add_parser("query", help="read-only SQL over the warehouse")
     q.add_argument("sql")

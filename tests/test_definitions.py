@@ -34,13 +34,17 @@ def test_definitions_load_with_every_stage():
     assert defs.resolve_job_def("build") is not None
 
 
-def test_one_build_job_holds_every_stage_and_nothing_is_partitioned():
+def test_one_build_job_holds_every_stage_and_nothing_in_it_is_partitioned():
     graph = defs.resolve_asset_graph()
     build = _keys(defs.resolve_job_def("build").asset_layer.selected_asset_keys)
-    assert {"case_skeleton", "cases", "synthea_pool", "profiles", "rejects", "leakage_removals"} <= build
-    assert [job.name for job in defs.resolve_all_job_defs() if not job.name.startswith("__")] == ["build"]
-    assert all(graph.get(key).partitions_def is None for key in graph.get_all_asset_keys())
+    assert {"case_skeleton", "cases", "synthea_pool", "profiles", "rejects", "leakage_removals", "stress_test"} <= build
+    assert [job.name for job in defs.resolve_all_job_defs() if not job.name.startswith("__")] == ["build", "episodes"]
+    assert all(graph.get(dg.AssetKey.from_user_string(key)).partitions_def is None for key in build)
     assert defs.resolve_job_def("build").partitions_def is None
+    # Episode runs are the only partitioned assets (one partition per run), in their own job.
+    partitioned = {k.to_user_string() for k in graph.get_all_asset_keys() if graph.get(k).partitions_def is not None}
+    assert partitioned == {"runs", "episodes", "episode_events"}
+    assert _keys(defs.resolve_job_def("episodes").asset_layer.selected_asset_keys) == partitioned
     assert {k.to_user_string() for k in graph.get(dg.AssetKey("synthea_pool")).parent_keys} == {"cases"}
     assert "synthea_pool" in {k.to_user_string() for k in graph.get(dg.AssetKey("profiles")).parent_keys}
 

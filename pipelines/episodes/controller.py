@@ -84,14 +84,27 @@ def run_episodes(store: CaseStore, doctor: str, patient: str, preset: str, cases
     settings = EpisodeSettings(store, preset, seed, **overrides)
     case_ids = list(cases) if cases is not None else store.case_ids("test")
     results = [run_episode(settings, doctor, case_id, run_id, condition) for case_id in case_ids]
+    runs = run_row(settings, run_id, doctor, patient, condition,
+                   case_selection or ("test split" if cases is None else f"{len(case_ids)} given case ids"))
+    episodes, events = episode_frames(results)
+    return runs, episodes, events
+
+
+def run_row(settings: EpisodeSettings, run_id: str, doctor: str, patient: str, condition: str,
+            case_selection: str) -> pl.DataFrame:
+    """The ``runs`` row of a run: who played, under which preset and seed, every setting as JSON."""
     config = {"episode": asdict(settings.config()), "doctor": doctor, "patient": patient, "condition": condition}
     runs = pl.DataFrame([{
-        "run_id": run_id, "created_at": datetime.now(UTC), "protocol": preset, "doctor": doctor, "doctor_model": None,
-        "patient_simulator": patient, "patient_model": None, "judge": JUDGE, "memory_mode": "off",
-        "memory_source_run": None, "seed": seed, "config": json.dumps(config, sort_keys=True),
-        "case_selection": case_selection or ("test split" if cases is None else f"{len(case_ids)} given case ids"),
+        "run_id": run_id, "created_at": datetime.now(UTC), "protocol": settings.preset, "doctor": doctor,
+        "doctor_model": None, "patient_simulator": patient, "patient_model": None, "judge": JUDGE,
+        "memory_mode": "off", "memory_source_run": None, "seed": settings.seed,
+        "config": json.dumps(config, sort_keys=True), "case_selection": case_selection,
     }], schema=schemas.empty("runs").schema)
+    return schemas.conform("runs", runs)
+
+
+def episode_frames(results: Sequence[tuple[dict[str, Any], pl.DataFrame]]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``episodes`` and ``episode_events`` of :func:`run_episode` results, validated."""
     episodes = pl.DataFrame([row for row, _ in results], schema=schemas.empty("episodes").schema)
     events = pl.concat([frame for _, frame in results]) if results else schemas.empty("episode_events")
-    return (schemas.conform("runs", runs), schemas.conform("episodes", episodes),
-            schemas.conform("episode_events", events))
+    return schemas.conform("episodes", episodes), schemas.conform("episode_events", events)

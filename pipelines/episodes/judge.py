@@ -23,4 +23,8 @@ class Judge:
         self._blocks = frozenset(b for b in (*blocks, manager.primary_icd10_block) if b)
 
     def reward(self, final: Finalize | None) -> float:
-        return 1.0 if final is not None and block_of(final.icd10) in self._blocks else 0.0
+        return self.code_reward(final.icd10 if final is not None else None)
+
+    def code_reward(self, icd10: str | None) -> float:
+        """The reward of a finalised ICD-10 code (None: the episode did not finalise)."""
+        return 1.0 if icd10 and block_of(icd10) in self._blocks else 0.0

@@ -56,7 +56,10 @@ class CaseStore:
 
     @classmethod
     def from_home(cls, home: Path | str) -> CaseStore:
-        warehouse = Warehouse(home)
+        return cls.from_warehouse(Warehouse(home))
+
+    @classmethod
+    def from_warehouse(cls, warehouse: Warehouse) -> CaseStore:
         return cls({table: warehouse.read(table) for table in TABLES})
 
     def case_ids(self, split: str | None = None) -> list[str]:

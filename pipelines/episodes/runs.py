@@ -1,0 +1,154 @@
+"""Episode runs in the warehouse: one partition per run of ``runs``, ``episodes`` and
+``episode_events``, written in batches so an interrupted run resumes where it stopped.
+
+A run is named by a :class:`RunSpec`; without an explicit id the id is derived from the spec, so
+the same command twice resumes rather than duplicates. Rerunning a run skips every case whose
+episode is already written and appends the rest as further batch files (``<run_id>-00003``); an id
+reused with a different spec is refused. Traces also export as JSON lines, one episode per line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import polars as pl
+
+from pipelines.episodes.controller import PATIENTS, episode_frames, run_episode, run_row
+from pipelines.episodes.doctors import DOCTORS
+from pipelines.episodes.judge import Judge
+from pipelines.episodes.settings import DEFAULT_PRESET, DEFAULT_SEED, EpisodeSettings
+from pipelines.episodes.store import CaseStore
+from pipelines.warehouse import Warehouse
+
+RUN_TABLES = ("runs", "episodes", "episode_events")
+RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.]*(?:-[A-Za-z0-9_.]+)*$")
+BATCH_EPISODES = 50  # episodes per batch file: what an interruption can lose
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    doctor: str
+    patient: str = "offline"
+    preset: str = DEFAULT_PRESET
+    split: str = "test"
+    cases: int | None = None  # the first N cases of the split (by case_id); None: all
+    condition: str = "baseline"
+    seed: int = DEFAULT_SEED
+    run_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.doctor not in DOCTORS:
+            raise ValueError(f"unknown doctor {self.doctor!r}; known: {', '.join(DOCTORS)}")
+        if self.patient not in PATIENTS:
+            raise ValueError(f"unknown patient simulator {self.patient!r}; known: {', '.join(PATIENTS)}")
+        if self.split not in ("train", "test"):
+            raise ValueError(f"split must be train or test, not {self.split!r}")
+        if self.run_id is not None and (not RUN_ID.match(self.run_id) or re.search(r"-\d{5}$", self.run_id)):
+            raise ValueError(f"run id {self.run_id!r}: use letters, digits, '.', '_' and single '-', "
+                             "not ending in -NNNNN (that suffix numbers batch files)")
+
+    @property
+    def id(self) -> str:
+        if self.run_id:
+            return self.run_id
+        size = f"n{self.cases}" if self.cases is not None else "all"
+        return f"{self.doctor}-{self.patient}-{self.preset}-{self.split}-{size}-{self.condition}-s{self.seed}"
+
+    def selection(self) -> str:
+        return f"{self.split} split, {'all cases' if self.cases is None else f'first {self.cases} by case_id'}"
+
+
+@dataclass(frozen=True)
+class RunWritten:
+    run_id: str
+    total: int  # episodes the run is made of
+    new: int  # written by this call
+    resumed: int  # already written before this call
+
+
+ProgressFn = Callable[[int, int], None]  # (episodes done, episodes in the run)
+
+
+def run_cases(store: CaseStore, spec: RunSpec) -> list[str]:
+    case_ids = store.case_ids(spec.split)
+    return case_ids if spec.cases is None else case_ids[: spec.cases]
+
+
+def _existing_spec(warehouse: Warehouse, run_id: str) -> dict | None:
+    runs = warehouse.read_partition("runs", run_id)
+    return json.loads(runs["config"].item()).get("spec") if runs.height else None
+
+
+def run(warehouse: Warehouse, store: CaseStore, spec: RunSpec, progress: ProgressFn | None = None,
+        batch: int = BATCH_EPISODES) -> RunWritten:
+    """Write the run's episodes that are not written yet, batch by batch; returns what it did."""
+    run_id = spec.id
+    recorded = _existing_spec(warehouse, run_id)
+    wanted = asdict(spec) | {"run_id": run_id}
+    if recorded is not None and recorded != wanted:
+        raise ValueError(f"run {run_id} exists with another configuration ({recorded}); choose another --run-id")
+    case_ids = run_cases(store, spec)
+    done = set(warehouse.read_partition("episodes", run_id)["case_id"].to_list())
+    todo = [c for c in case_ids if c not in done]
+    settings = EpisodeSettings(store, spec.preset, spec.seed)
+    runs = run_row(settings, run_id, spec.doctor, spec.patient, spec.condition, spec.selection())
+    config = json.loads(runs["config"].item()) | {"spec": wanted}
+    warehouse.write("runs", runs.with_columns(pl.lit(json.dumps(config, sort_keys=True)).alias("config")),
+                    partition=run_id)
+    next_batch = len(warehouse.partition_files("episodes", run_id))
+    for start in range(0, len(todo), batch):
+        results = [run_episode(settings, spec.doctor, case_id, run_id, spec.condition)
+                   for case_id in todo[start:start + batch]]
+        episodes, events = episode_frames(results)
+        name = f"{run_id}-{next_batch:05d}"
+        # Events first: a batch counts as done once its episodes file exists.
+        warehouse.write("episode_events", events, partition=name)
+        warehouse.write("episodes", episodes, partition=name)
+        next_batch += 1
+        if progress:
+            progress(len(done) + start + len(results), len(case_ids))
+    return RunWritten(run_id, len(case_ids), len(todo), len(case_ids) - len(todo))
+
+
+def export_jsonl(warehouse: Warehouse, run_id: str, path: Path) -> int:
+    """The run's traces as JSON lines (one episode per line, its events in turn order); returns lines."""
+    episodes = warehouse.read_partition("episodes", run_id).sort("case_id")
+    events = warehouse.read_partition("episode_events", run_id)
+    by_episode = events.group_by("episode_id", maintain_order=True).agg(pl.struct(pl.all().exclude("episode_id")))
+    traces = dict(by_episode.iter_rows())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.partial")
+    with tmp.open("w", encoding="utf-8") as out:
+        for row in episodes.iter_rows(named=True):
+            row["events"] = traces.get(row["episode_id"], [])
+            out.write(json.dumps(row, default=str, ensure_ascii=False) + "\n")
+    tmp.replace(path)
+    return episodes.height
+
+
+def run_summary(warehouse: Warehouse, store: CaseStore, run_id: str) -> dict[str, object]:
+    """Episodes, how they ended, mean turns, and the mean reward: ICD-10 block accuracy as the
+    episode judge scores it (the true block or that of any acceptable code)."""
+    episodes = warehouse.read_partition("episodes", run_id)
+    rewards = [Judge(store.case(case_id).manager).code_reward(icd10)
+               for case_id, icd10 in episodes.select("case_id", "final_icd10").iter_rows()]
+    return {
+        "run_id": run_id, "episodes": episodes.height,
+        "finalized": episodes.filter(pl.col("termination") == "finalized").height,
+        "mean_turns": round(float(episodes["turns"].mean() or 0.0), 2),
+        "block_accuracy": round(sum(rewards) / len(rewards), 4) if rewards else 0.0,
+    }
+
+
+def run_and_export(warehouse: Warehouse, store: CaseStore, spec: RunSpec,
+                   progress: ProgressFn | None = None) -> tuple[RunWritten, dict[str, object], Path]:
+    """What `clinverse episodes` and the ``episode_run`` asset both do: run (resuming), export the
+    traces to ``<home>/exports/episodes-<run_id>.jsonl``, summarise."""
+    written = run(warehouse, store, spec, progress)
+    export = warehouse.home / "exports" / f"episodes-{written.run_id}.jsonl"
+    export_jsonl(warehouse, written.run_id, export)
+    return written, run_summary(warehouse, store, written.run_id), export
