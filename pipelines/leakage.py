@@ -45,13 +45,13 @@ from functools import lru_cache
 
 import polars as pl
 
-from pipelines.datafiles import Record, YamlFile, csv_records, unique
+from pipelines.datafiles import Record, csv_records, unique, yaml_record
 
 SYNONYMS_FILE = "leakage_synonyms.csv"
-_WORDS = YamlFile(__package__, "leakage_words.yaml", ("generic_words", "content_stop_words"))
+_WORDS = yaml_record(__package__, "leakage_words.yaml", ("generic_words", "content_stop_words"), text=True)
 
 # Words that never identify a diagnosis on their own; a simplified form made only of these is dropped.
-_GENERIC = frozenset(_WORDS.strings("generic_words"))
+_GENERIC = frozenset(_WORDS.texts("generic_words", distinct=True))
 _QUALIFIERS = re.compile(
     r"^(?:(?:acute on chronic|acute|chronic|subacute|other specified|other|unspecified|primary|"
     r"secondary|essential|severe|mild|moderate|recurrent|idiopathic)\s+)+"
@@ -68,7 +68,7 @@ _CUES = re.compile(
 )
 _DELIMS = re.compile(r"[;!?:,()\[\]\n\r]|\.(?!\d)|\b(?:and|or|but)\b", re.IGNORECASE)  # "101.2" is no delimiter
 # Words that say nothing on their own (has_content).
-_CONTENT_STOP = frozenset(_WORDS.strings("content_stop_words"))
+_CONTENT_STOP = frozenset(_WORDS.texts("content_stop_words", distinct=True))
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 :func:`catalog` loads the packaged files once; :func:`load_catalog` loads any copy of the data
 directory (tests point it at damaged copies).  Loading checks required fields, types, ICD code
 formats and every reference between files (a disease's imaging key, lab item, comorbidity, drug,
-...); a :class:`~.datafiles.CatalogError` names the file, the record and the field.
+...); a :class:`pipelines.datafiles.DataFileError` names the file, the record and the field.
 
 The order of records in the files is part of the seeded output (diseases, comorbidities, panels
 and weights are drawn in file order), so reordering a file changes the generated demo.
@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from importlib.resources import files
 from types import SimpleNamespace
 
+from pipelines.datafiles import DataFileError, Record, Root, is_number, yaml_record, yaml_records
+
 from . import tables
-from .datafiles import CatalogError, Record, Root, read_yaml, yaml_records
 from .records import (
     QA,
     Code,
@@ -91,16 +92,16 @@ def load_catalog(root: Root) -> Catalog:
     sic_labs = tables.sic_labs(root, lab_ids)
     for lab in sic_labs:
         if any(row[0] == lab.lab_id for row in references):
-            raise CatalogError(str(root / "sicdb_labs.csv"), f"lab_id {lab.lab_id}", "lab_id",
-                               "also a ReferenceGlobalID in sicdb_references.csv; d_references ids must be unique")
+            raise DataFileError(str(root / "sicdb_labs.csv"), f"lab_id {lab.lab_id}", "lab_id",
+                                "also a ReferenceGlobalID in sicdb_references.csv; d_references ids must be unique")
     refs = Refs(labs=lab_ids, panels=panels, vitals={k: n for k, _, n in chart if n is not None},
                 drugs=tables.drugs(root), specimens=tables.specimens(root), organisms=tables.organisms(root),
                 procedures=procedures, titles=_Titles())
     refs.codes = {r.key: _code(r, refs.titles) for r in yaml_records(root, "codes.yaml", "code")}
     refs.comorbidities = {r.key: _comorbidity(r, refs) for r in yaml_records(root, "comorbidities.yaml", "comorbidity")}
     if clash := sorted(refs.codes.keys() & refs.comorbidities.keys()):
-        raise CatalogError(str(root / "codes.yaml"), f"code {clash[0]!r}", "",
-                           "the key is also a comorbidity key; rename one of them (references would be ambiguous)")
+        raise DataFileError(str(root / "codes.yaml"), f"code {clash[0]!r}", "",
+                            "the key is also a comorbidity key; rename one of them (references would be ambiguous)")
     refs.imaging = {r.key: _imaging(r) for r in yaml_records(root, "imaging.yaml", "imaging study")}
     refs.notes = _notes(root)
     refs.population = _population(root)
@@ -129,7 +130,7 @@ def _code(r: Record, titles: _Titles | None = None) -> Code:
 
 def _labs(r: Record, field: str, refs: Refs) -> dict[int, tuple]:
     """Lab distributions by lab key -> by itemid."""
-    return {refs.labs[r.ref(field, k, refs.labs, "lab item")]: r.spec(field, k, v)
+    return {refs.labs[tables.ref(r, field, k, refs.labs, "lab item")]: _spec(r, field, k, v)
             for k, v in r.mapping(field, {}).items()}
 
 
@@ -137,7 +138,7 @@ def _comorbidity(r: Record, refs: Refs) -> Comorbidity:
     r.only(("code", "pmh", "home_meds", "sex", "min_age", "prevalence", "baseline_labs", "course"))
     return Comorbidity(
         key=r.key, code=_code(r.sub("code"), refs.titles), pmh=r.texts("pmh"),
-        home_meds=r.refs("home_meds", refs.drugs, "drug", ()),
+        home_meds=tables.refs(r, "home_meds", refs.drugs, "drug", ()),
         sex=r.choice("sex", ("F", "M"), None), min_age=r.integer("min_age", 18, lo=0),
         prevalence=r.pair("prevalence", None), baseline_labs=_labs(r, "baseline_labs", refs),
         course=r.texts("course", ()))
@@ -152,45 +153,36 @@ def _imaging(r: Record) -> Imaging:
 
 # ---------------------------------------------------------------------------------- phrases
 def _notes(root: Root) -> NotePhrases:
-    r = Record(str(root / "notes.yaml"), "notes phrases", read_yaml(root, "notes.yaml"))
-    r.only(("exam_systems", "allergies", "family_history", "disposition", "discharge_condition"))
+    r = yaml_record(root, "notes.yaml",
+                    ("exam_systems", "allergies", "family_history", "disposition", "discharge_condition"),
+                    "notes phrases")
     labels, normal = {}, {}
-    for system in r.mapping("exam_systems"):
-        s = r.sub("exam_systems").sub(system)
-        s.only(("labels", "normal"))
+    for system, s in r.records("exam_systems", ("labels", "normal")).items():
         labels[system] = s.texts("labels")
         if len(labels[system]) != 4:
-            s.fail("labels", "expected 4 labels, one per label style of a note")
+            raise s.error("labels", "expected 4 labels, one per label style of a note")
         if s.has("normal"):
             normal[system] = s.texts("normal")
-    disposition = r.mapping("disposition")
-    for k, v in disposition.items():
-        if not isinstance(k, str) or not isinstance(v, str) or not v:
-            r.fail("disposition", f"{k!r}: expected discharge_location: text")
-    return NotePhrases(tuple(labels), labels, normal, r.texts("allergies"), r.texts("family_history"), disposition,
-                       r.texts("discharge_condition"))
+    return NotePhrases(tuple(labels), labels, normal, r.texts("allergies"), r.texts("family_history"),
+                       r.text_mapping("disposition"), r.texts("discharge_condition"))
 
 
 def _medqa(root: Root, refs: Refs, labs) -> MedqaPhrases:
-    r = Record(str(root / "medqa.yaml"), "medqa phrases", read_yaml(root, "medqa.yaml"))
-    r.only(("settings", "diagnosis_stems", "question_stems", "imaging_phrases"))
-    stems = r.sub("question_stems")
+    r = yaml_record(root, "medqa.yaml", ("settings", "diagnosis_stems", "question_stems", "imaging_phrases"),
+                    "medqa phrases")
     exam_codes = {img.exam_code for img in refs.imaging.values()}
-    phrases = r.mapping("imaging_phrases")
+    phrases = r.text_mapping("imaging_phrases")
     for code in phrases:
-        r.ref("imaging_phrases", code, exam_codes, "exam code")
-        r.sub("imaging_phrases").text(code)
-    return MedqaPhrases(r.texts("settings"), r.texts("diagnosis_stems"),
-                        {k: stems.texts(k) for k in stems.data}, phrases, labs)
+        tables.ref(r, "imaging_phrases", code, exam_codes, "exam code")
+    return MedqaPhrases(r.texts("settings"), r.texts("diagnosis_stems"), r.text_groups("question_stems"), phrases,
+                        labs)
 
 
 def _population(root: Root) -> Population:
-    r = Record(str(root / "population.yaml"), "population", read_yaml(root, "population.yaml"))
-    r.only(("anchor_year_groups", "races", "admission_locations", "discharge_locations"))
+    r = yaml_record(root, "population.yaml",
+                    ("anchor_year_groups", "races", "admission_locations", "discharge_locations"), "population")
     groups = []
-    for name in r.mapping("anchor_year_groups"):
-        g = r.sub("anchor_year_groups").sub(name)
-        g.only(("weight", "icd9_share"))
+    for name, g in r.records("anchor_year_groups", ("weight", "icd9_share")).items():
         groups.append(((name, g.probability("icd9_share")), g.number("weight", lo=0)))
     admit = r.sub("admission_locations")
     return Population(tuple(groups), tuple(r.weights("races").items()),
@@ -214,12 +206,12 @@ def _diseases(root: Root, refs: Refs) -> tuple[Disease, ...]:
     for name in DISEASE_FILES:
         for r in yaml_records(root, name, "disease"):
             if r.key in seen:
-                r.fail("", f"disease key already used in {seen[r.key]}; keys must be unique across the files")
+                raise r.error("", f"disease key already used in {seen[r.key]}; keys must be unique across the files")
             seen[r.key] = name
             d = _disease(r, refs)
             for other in out:
                 if other.code.icd10 == d.code.icd10:
-                    r.fail("code.icd10", f"{d.code.icd10} is already the code of disease {other.key!r}")
+                    raise r.error("code.icd10", f"{d.code.icd10} is already the code of disease {other.key!r}")
             refs.titles.check(r, "code.", d.code)
             out.append(d)
     return tuple(out)
@@ -246,16 +238,16 @@ def _disease(r: Record, refs: Refs) -> Disease:
         icu_prob=r.probability("icu_prob", 0.3), death_prob=r.probability("death_prob", 0.02),
         chief_complaints=r.texts("chief_complaints"), hpi=_hpi(r), negatives=r.texts("negatives"),
         exam=_exam(r, refs), vitals=_vitals(r, refs), labs=_labs(r, "labs", refs), ua=_ua(r, refs),
-        panels=r.refs("panels", refs.panels, "lab panel"),
-        imaging=tuple(refs.imaging[k] for k in r.refs("imaging", refs.imaging, "imaging study", ())),
-        course=r.texts("course"), admission_meds=r.refs("admission_meds", refs.drugs, "drug", ()),
-        discharge_meds=r.refs("discharge_meds", refs.drugs, "drug", ()),
+        panels=tables.refs(r, "panels", refs.panels, "lab panel"),
+        imaging=tuple(refs.imaging[k] for k in tables.refs(r, "imaging", refs.imaging, "imaging study", ())),
+        course=r.texts("course"), admission_meds=tables.refs(r, "admission_meds", refs.drugs, "drug", ()),
+        discharge_meds=tables.refs(r, "discharge_meds", refs.drugs, "drug", ()),
         comorbidities=tuple(
-            (r.ref("comorbidities", k, refs.comorbidities, "comorbidity"), p)
+            (tables.ref(r, "comorbidities", k, refs.comorbidities, "comorbidity"), p)
             for k, p in r.weights("comorbidities", probabilities=True).items()),
         associated=tuple((_code_ref(r, "associated", k, None, refs), p)
                          for k, p in r.weights("associated", {}, probabilities=True).items()),
-        procedures=tuple((r.ref("procedures", k, refs.procedures, "procedure"), p)
+        procedures=tuple((tables.ref(r, "procedures", k, refs.procedures, "procedure"), p)
                          for k, p in r.weights("procedures", {}, probabilities=True).items()),
         micro=_micro(r, refs), history_phrase=history.text("phrase"),
         history_code=_code_ref(history, "code", history.get("code", None), code, refs),
@@ -267,36 +259,45 @@ def _disease(r: Record, refs: Refs) -> Disease:
 def _hpi(r: Record) -> tuple[tuple[str, ...], ...]:
     facts = r.get("hpi")
     if not isinstance(facts, list) or not facts:
-        r.fail("hpi", "expected a list of facts, each a list of alternative phrasings")
+        raise r.error("hpi", "expected a list of facts, each a list of alternative phrasings")
     for fact in facts:
         if not isinstance(fact, list) or not fact or not all(isinstance(x, str) and x for x in fact):
-            r.fail("hpi", f"expected a list of alternative phrasings, got {fact!r}")
+            raise r.error("hpi", f"expected a list of alternative phrasings, got {fact!r}")
     return tuple(tuple(f) for f in facts)
 
 
 def _exam(r: Record, refs: Refs) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    exam = r.sub("exam")
-    return tuple((r.ref("exam", system, refs.notes.exam_labels, "exam system"), exam.texts(system))
-                 for system in r.mapping("exam"))
+    return tuple((tables.ref(r, "exam", system, refs.notes.exam_labels, "exam system"), texts)
+                 for system, texts in r.text_groups("exam").items())
+
+
+def _spec(r: Record, field: str, name, v) -> tuple:
+    """A value distribution: ``[mean, sd]`` (normal) or ``[median, sigma, log]`` (log-normal)."""
+    ok = isinstance(v, list) and (
+        (len(v) == 2 and all(is_number(x) for x in v))
+        or (len(v) == 3 and is_number(v[0]) and is_number(v[1]) and v[2] == "log"))
+    if not ok or v[1] < 0:
+        raise r.error(field, f"{name!r}: expected [mean, sd] or [median, sigma, log], got {v!r}")
+    return tuple(v)
 
 
 def _vitals(r: Record, refs: Refs) -> dict[str, tuple]:
     """The normal vital signs with the disease's values over them (same key order)."""
     vitals = dict(refs.vitals)
     for k, v in r.mapping("vitals", {}).items():
-        r.ref("vitals", k, refs.vitals, "chart item")
-        vitals[k] = r.spec("vitals", k, v)
+        tables.ref(r, "vitals", k, refs.vitals, "chart item")
+        vitals[k] = _spec(r, "vitals", k, v)
         if len(vitals[k]) != 2:
-            r.fail("vitals", f"{k!r}: expected [mean, sd]")
+            raise r.error("vitals", f"{k!r}: expected [mean, sd]")
     return vitals
 
 
 def _ua(r: Record, refs: Refs) -> dict[int, str]:
     ua = {}
     for k, v in r.mapping("ua", {}).items():
-        r.ref("ua", k, refs.labs, "lab item")
+        tables.ref(r, "ua", k, refs.labs, "lab item")
         if not isinstance(v, str) or not v:
-            r.fail("ua", f"{k!r}: expected a text result such as POS or \"30\", got {v!r}")
+            raise r.error("ua", f"{k!r}: expected a text result such as POS or \"30\", got {v!r}")
         ua[refs.labs[k]] = v
     return ua
 
@@ -309,21 +310,21 @@ def _code_ref(r: Record, field: str, key, primary: Code | None, refs: Refs) -> C
         return primary
     if key in refs.comorbidities:
         return refs.comorbidities[key].code
-    return refs.codes[r.ref(field, key, refs.codes, "code")]
+    return refs.codes[tables.ref(r, field, key, refs.codes, "code")]
 
 
 def _micro(r: Record, refs: Refs) -> tuple[tuple[str, str, float], ...]:
     cultures = r.get("micro", [])
     if not isinstance(cultures, list):
-        r.fail("micro", "expected a list of {specimen, organism, positive}")
+        raise r.error("micro", "expected a list of {specimen, organism, positive}")
     out = []
     for n, culture in enumerate(cultures):
-        c = Record(r.file, r.name, culture, key=r.key, prefix=f"micro[{n}].")
+        c = Record(r.file, r.where, culture, key=r.key, prefix=f"{r.prefix}micro[{n}].")
         c.only(("specimen", "organism", "positive"))
         organism = c.text("organism", "")
         if organism:
-            c.ref("organism", organism, refs.organisms, "organism")
-        out.append((c.ref("specimen", c.text("specimen"), refs.specimens, "specimen"), organism,
+            tables.ref(c, "organism", organism, refs.organisms, "organism")
+        out.append((tables.ref(c, "specimen", c.text("specimen"), refs.specimens, "specimen"), organism,
                     c.probability("positive")))
     return tuple(out)
 
@@ -331,15 +332,15 @@ def _micro(r: Record, refs: Refs) -> tuple[tuple[str, str, float], ...]:
 def _questions(medqa: Record, refs: Refs) -> tuple[QA, ...]:
     questions = medqa.get("questions")
     if not isinstance(questions, list) or not questions:
-        medqa.fail("questions", "expected a list of {kind, answer, distractors}")
+        raise medqa.error("questions", "expected a list of {kind, answer, distractors}")
     out = []
     for n, q in enumerate(questions):
-        r = Record(medqa.file, medqa.name, q, key=medqa.key, prefix=f"{medqa.prefix}questions[{n}].")
+        r = Record(medqa.file, medqa.where, q, key=medqa.key, prefix=f"{medqa.prefix}questions[{n}].")
         r.only(("kind", "answer", "distractors"))
         answer, distractors = r.text("answer"), r.texts("distractors")
         if len(set(distractors)) < 4 or answer in distractors:
-            r.fail("distractors", "expected at least 4 distinct distractors, none equal to the answer")
-        out.append(QA(r.ref("kind", r.text("kind"), refs.question_kinds, "question kind"), answer, distractors))
+            raise r.error("distractors", "expected at least 4 distinct distractors, none equal to the answer")
+        out.append(QA(tables.ref(r, "kind", r.text("kind"), refs.question_kinds, "question kind"), answer, distractors))
     return tuple(out)
 
 
@@ -351,6 +352,7 @@ class _Titles:
 
     def check(self, r: Record, prefix: str, c: Code) -> None:
         for key, title, field in (((c.icd10, "10"), c.title10, "title10"), ((c.icd9, "9"), c.title9, "title9")):
-            first, where = self.seen.setdefault(key, (title, f"{r.file}: {r.name}"))
+            first, where = self.seen.setdefault(key, (title, f"{r.file}: {r.where}"))
             if first != title:
-                r.fail(prefix + field, f"ICD-{key[1]} {key[0]} is titled {first!r} in {where}; use the same title")
+                raise r.error(prefix + field,
+                              f"ICD-{key[1]} {key[0]} is titled {first!r} in {where}; use the same title")

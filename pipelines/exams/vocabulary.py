@@ -64,7 +64,7 @@ class ReferenceRange:
 
 
 def _exam(record: Record) -> Exam:
-    loinc = record.optional("loinc")
+    loinc = record.text("loinc", None)
     if loinc is not None and not _LOINC.fullmatch(loinc):
         raise record.error("loinc", f"{loinc!r} is not a LOINC code (digits, a hyphen, a check digit)")
     return Exam(record.text("exam_name"), record.choice("kind", EXAM_KINDS), loinc, record.items("panels"),
@@ -149,21 +149,26 @@ def panels() -> dict[str, list[str]]:
     return {short: list(members) for short, members in _panel_members().items()}
 
 
+def _bound(record: Record, field: str) -> float | None:
+    value = record.number(field, None)
+    return None if value is None else float(value)
+
+
 def _reference(record: Record, canonical: set[str]) -> tuple[str, ReferenceRange]:
     name = record.text("exam_name")
     if name not in canonical:
         raise record.error("exam_name", f"{name!r} is not a canonical name of {VOCABULARY_FILE}")
-    low, high = record.number("low"), record.number("high")
+    low, high = _bound(record, "low"), _bound(record, "high")
     if low is None and high is None:
         raise record.error("low", "a range needs a low or a high bound")
-    female = (record.number("female_low"), record.number("female_high"))
+    female = (_bound(record, "female_low"), _bound(record, "female_high"))
     if (female[0] is None) != (female[1] is None):
         raise record.error("female_low", "give both female bounds or neither")
     for lo, hi, field in ((low, high, "low"), (*female, "female_low")):
         if lo is not None and hi is not None and lo > hi:
             raise record.error(field, f"low {lo} is above high {hi}")
-    return name, ReferenceRange(record.optional("unit") or "", low, high,
-                                female if female[0] is not None else None, record.flag("adults_only"))
+    return name, ReferenceRange(record.text("unit", ""), low, high,
+                                female if female[0] is not None else None, record.flag("adults_only", False))
 
 
 @cache

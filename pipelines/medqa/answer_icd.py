@@ -35,7 +35,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from pipelines.datafiles import YamlFile, csv_records
+from pipelines.datafiles import csv_records, yaml_record
 from pipelines.medqa.text import ascii_fold, is_abbreviation, norm
 
 CREDIBLE = 0.70
@@ -246,9 +246,9 @@ class _Words:
 
 @cache
 def _words() -> _Words:
-    doc = YamlFile(__package__, WORDS_FILE, ("stop_words", "folds", "morphology", "location"))
-    return _Words(frozenset(doc.strings("stop_words")), doc.mapping("folds"), frozenset(doc.strings("morphology")),
-                  frozenset(doc.strings("location")))
+    doc = yaml_record(__package__, WORDS_FILE, ("stop_words", "folds", "morphology", "location"), text=True)
+    return _Words(frozenset(doc.texts("stop_words", distinct=True)), doc.text_mapping("folds"),
+                  frozenset(doc.texts("morphology", distinct=True)), frozenset(doc.texts("location", distinct=True)))
 
 
 _MORPHOLOGY_WEIGHT = 0.1

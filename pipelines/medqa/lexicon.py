@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from pipelines.datafiles import Record, compile_pattern, csv_records, unique
+from pipelines.datafiles import Record, csv_records, unique
 from pipelines.exams.vocabulary import VOCABULARY_FILE, resolve
 from schemas._types import EXAM_KINDS
 
@@ -79,7 +79,7 @@ def _canonical(record: Record) -> str:
 
 @cache
 def lab_patterns() -> tuple[LabPattern, ...]:
-    return tuple(LabPattern(_canonical(r), r.optional("analyte"), r.pattern("pattern", re.I))
+    return tuple(LabPattern(_canonical(r), r.text("analyte", None), r.regex("pattern", re.I))
                  for r in _records("lab_patterns.csv", ("exam_name", "analyte", "pattern"), "exam_name"))
 
 
@@ -91,34 +91,33 @@ def vital_patterns(number: str) -> tuple[VitalPattern, ...]:
         template = r.text("pattern")
         if NUMBER_SLOT not in template:
             raise r.error("pattern", f"has no {NUMBER_SLOT} for the value")
-        pattern = compile_pattern(template.replace(NUMBER_SLOT, number), re.I, lambda why: r.error("pattern", why))
+        pattern = r.regex("pattern", re.I, template.replace(NUMBER_SLOT, number))
         out.append(VitalPattern(_canonical(r), r.choice("kind", EXAM_KINDS), pattern))
     return tuple(out)
 
 
 @cache
 def specimens() -> tuple[Specimen, ...]:
-    return tuple(Specimen(r.text("specimen"), r.optional("label"), r.pattern("pattern", re.I))
+    return tuple(Specimen(r.text("specimen"), r.text("label", None), r.regex("pattern", re.I))
                  for r in _records("specimens.csv", ("specimen", "label", "pattern"), "specimen"))
 
 
 @cache
 def study_patterns() -> tuple[Study, ...]:
-    return tuple(Study(r.text("exam_name"), r.choice("kind", EXAM_KINDS), r.pattern("pattern", re.I))
+    return tuple(Study(r.text("exam_name"), r.choice("kind", EXAM_KINDS), r.regex("pattern", re.I))
                  for r in _records("study_patterns.csv", ("exam_name", "kind", "pattern"), "exam_name"))
 
 
 @cache
 def body_regions() -> tuple[tuple[str, re.Pattern[str]], ...]:
-    return tuple((r.text("region"), r.pattern("pattern", re.I))
+    return tuple((r.text("region"), r.regex("pattern", re.I))
                  for r in _records("body_regions.csv", ("region", "pattern"), "region"))
 
 
 @cache
 def exam_systems() -> tuple[tuple[re.Pattern[str], str], ...]:
     """(pattern matched from a word start, exam name), in order."""
-    return tuple((compile_pattern(rf"\b(?:{r.text('pattern')})", re.I, lambda why: r.error("pattern", why)),
-                  r.text("exam_name"))
+    return tuple((r.regex("pattern", re.I, rf"\b(?:{r.text('pattern')})"), r.text("exam_name"))
                  for r in _records("exam_systems.csv", ("exam_name", "pattern"), "exam_name"))
 
 

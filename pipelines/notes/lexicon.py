@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import re
 
-from pipelines.datafiles import YamlFile, compile_pattern
+from pipelines.datafiles import yaml_record
 
-_LEXICON = YamlFile(__package__, "lexicon.yaml", (
+_LEXICON = yaml_record(__package__, "lexicon.yaml", (
     "abbreviations", "exam_systems", "vital_labels", "abnormal_findings", "normal_findings", "imaging_modalities",
     "imaging_body_parts", "period_abbreviations", "continuation_words",
-))
+), text=True)
 
 
 def _labels_by_system() -> dict[str, str]:
     labels: dict[str, str] = {}
-    for system, names in _LEXICON.groups("exam_systems").items():
+    for system, names in _LEXICON.text_groups("exam_systems", distinct=True).items():
         for label in names:
             if labels.setdefault(label, system) != system:
                 raise _LEXICON.error(f"exam_systems.{system}", f"label {label!r} is also under {labels[label]!r}")
@@ -26,25 +26,26 @@ def _labels_by_system() -> dict[str, str]:
 
 
 def _patterns(section: str) -> list[tuple[str, str]]:
-    patterns = _LEXICON.mapping(section)
-    for name, pattern in patterns.items():
-        compile_pattern(pattern, 0, lambda why: _LEXICON.error(f"{section}.{name}", why))
+    patterns = _LEXICON.text_mapping(section)
+    for name in patterns:
+        _LEXICON.sub(section).regex(name)
     return list(patterns.items())
 
 
 # Clinical shorthand -> readable text (whole words, case as written).
-ABBREVIATIONS: dict[str, str] = _LEXICON.mapping("abbreviations")
+ABBREVIATIONS: dict[str, str] = _LEXICON.text_mapping("abbreviations")
 # Physical exam line label (lower case, without the colon) -> exam_name of the body system.
 EXAM_SYSTEMS: dict[str, str] = _labels_by_system()
-VITAL_LABELS = frozenset(_LEXICON.strings("vital_labels"))
+VITAL_LABELS = frozenset(_LEXICON.texts("vital_labels", distinct=True))
 # TargetMatcher phrases: ABNORMAL findings, and NORMAL wording that must win over an abnormal word inside it.
-ABNORMAL_FINDINGS: list[str] = [p for group in _LEXICON.groups("abnormal_findings").values() for p in group]
-NORMAL_FINDINGS: list[str] = list(_LEXICON.strings("normal_findings"))
+ABNORMAL_FINDINGS: list[str] = [
+    p for group in _LEXICON.text_groups("abnormal_findings", distinct=True).values() for p in group]
+NORMAL_FINDINGS: list[str] = list(_LEXICON.texts("normal_findings", distinct=True))
 # (name, pattern) of radiology exam titles, in the order they are tried.
 IMAGING_MODALITIES = _patterns("imaging_modalities")
 IMAGING_BODY_PARTS = _patterns("imaging_body_parts")
-PERIOD_ABBREVIATIONS: tuple[str, ...] = _LEXICON.strings("period_abbreviations")
-CONTINUATION_WORDS = frozenset(_LEXICON.strings("continuation_words"))
+PERIOD_ABBREVIATIONS: tuple[str, ...] = _LEXICON.texts("period_abbreviations", distinct=True)
+CONTINUATION_WORDS = frozenset(_LEXICON.texts("continuation_words", distinct=True))
 
 _ABBREV_RE = re.compile(
     r"(?<![\w/])(" + "|".join(re.escape(k) for k in sorted(ABBREVIATIONS, key=len, reverse=True)) + r")(?![\w/])"

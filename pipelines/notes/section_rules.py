@@ -39,13 +39,14 @@ import re
 
 from medspacy.section_detection import SectionRule
 
-from pipelines.datafiles import YamlFile
+from pipelines.datafiles import yaml_record
 
 PATIENT, EXAM, NEVER = "patient", "exam", "never"
 RULES_FILE = "section_rules.yaml"
 
-_RULES = YamlFile(__package__, RULES_FILE,
-                  ("policy", "discharge_headers", "colon_optional", "bare_admission", "radiology_headers"))
+_RULES = yaml_record(__package__, RULES_FILE,
+                     ("policy", "discharge_headers", "colon_optional", "bare_admission", "radiology_headers"),
+                     text=True)
 
 
 def _policy() -> dict[str, tuple[str, str]]:
@@ -54,7 +55,7 @@ def _policy() -> dict[str, tuple[str, str]]:
 
 
 def _headers(section: str) -> dict[str, list[str]]:
-    headers = {name: list(phrases) for name, phrases in _RULES.groups(section).items()}
+    headers = {name: list(phrases) for name, phrases in _RULES.text_groups(section, distinct=True).items()}
     unknown = set(headers) - set(SECTION_POLICY)
     if unknown:
         raise _RULES.error(section, f"sections {sorted(unknown)} have no policy")
@@ -62,7 +63,7 @@ def _headers(section: str) -> dict[str, list[str]]:
 
 
 def _colon_optional() -> frozenset[str]:
-    phrases = frozenset(_RULES.strings("colon_optional"))
+    phrases = frozenset(_RULES.texts("colon_optional", distinct=True))
     if not phrases <= {p for ps in DISCHARGE_HEADERS.values() for p in ps}:
         raise _RULES.error("colon_optional", "every phrase must also be a discharge header")
     return phrases
@@ -77,7 +78,7 @@ RADIOLOGY_HEADERS: dict[str, list[str]] = _headers("radiology_headers")
 # Exam sub-headers MIMIC writes alone on a line, sometimes without a colon.
 _COLON_OPTIONAL = _colon_optional()
 # "Admission:" alone counts only inside a physical exam (parent rule); elsewhere it is lab/result text.
-_BARE_ADMISSION = list(_RULES.strings("bare_admission"))
+_BARE_ADMISSION = list(_RULES.texts("bare_admission", distinct=True))
 
 # A sentence that opens with one of these starts ed_course inside the HPI.
 _ARRIVAL = (

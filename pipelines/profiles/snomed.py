@@ -34,12 +34,12 @@ _SEMANTIC_TAG = r"\s*\((disorder|finding|situation|event|person|morphologic abno
 def _row(record: Record) -> tuple[str | None, ...]:
     if not _SNOMED.fullmatch(record.text("snomed_code")):
         raise record.error("snomed_code", "is not a SNOMED CT concept id")
-    code = record.optional("icd10cm")
+    code = record.text("icd10cm", None)
     if code is not None and not _ICD10.fullmatch(code):
         raise record.error("icd10cm", f"{code!r} is not a dotted ICD-10-CM code")
     if record.choice("kind", KINDS) not in SHOWN_KINDS and code is not None:
         raise record.error("icd10cm", "death and situation rows are never shown and take no code")
-    return tuple(record.optional(c) for c in COLUMNS)
+    return tuple(record.text(c, None) for c in COLUMNS)
 
 
 @cache

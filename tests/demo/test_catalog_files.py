@@ -11,9 +11,9 @@ import pytest
 import yaml
 
 import pipelines.demo
+from pipelines.datafiles import DataFileError
 from pipelines.demo import mimic, sicdb
 from pipelines.demo.catalog import DISEASE_FILES, catalog, load_catalog
-from pipelines.demo.datafiles import CatalogError
 from pipelines.demo.diseases import CXR_NORMAL, DISEASES, DNR, HX_TOBACCO
 from pipelines.demo.reference import (
     CHART_ITEMS,
@@ -188,7 +188,7 @@ YAML_DAMAGE = [
                          ids=[f"{d[0]}:{d[3]}" for d in YAML_DAMAGE])
 def test_damaged_yaml_names_file_record_and_field(data_copy, name, edit, record, field, says):
     _edit_yaml(data_copy, name, edit)
-    with pytest.raises(CatalogError) as err:
+    with pytest.raises(DataFileError) as err:
         load_catalog(data_copy)
     e = err.value
     assert Path(e.file) == data_copy / name and (e.record, e.field) == (record, field), str(e)
@@ -198,14 +198,14 @@ def test_damaged_yaml_names_file_record_and_field(data_copy, name, edit, record,
 
 def test_duplicate_yaml_key(data_copy):
     _edit_text(data_copy, "codes.yaml", "\nhx_pe:\n", "\nold_mi:\n")
-    with pytest.raises(CatalogError, match=r"codes\.yaml.*duplicate key 'old_mi'"):
+    with pytest.raises(DataFileError, match=r"codes\.yaml.*duplicate key 'old_mi'"):
         load_catalog(data_copy)
 
 
 def test_duplicate_disease_key_across_files(data_copy):
     _edit_yaml(data_copy, "diseases/other.yaml", lambda data: data.update(
         stemi=yaml.safe_load((data_copy / "diseases/cardio.yaml").read_text(encoding="utf-8"))["stemi"]))
-    with pytest.raises(CatalogError) as err:
+    with pytest.raises(DataFileError) as err:
         load_catalog(data_copy)
     assert err.value.record == "disease 'stemi'" and "already used in diseases/cardio.yaml" in str(err.value)
 
@@ -231,7 +231,7 @@ CSV_DAMAGE = [
                          ids=[f"{d[0]}:{d[4]}" for d in CSV_DAMAGE])
 def test_damaged_csv_names_file_row_and_column(data_copy, name, old, new, record, field, says):
     _edit_text(data_copy, name, old, new)
-    with pytest.raises(CatalogError) as err:
+    with pytest.raises(DataFileError) as err:
         load_catalog(data_copy)
     e = err.value
     assert Path(e.file) == data_copy / name and e.record.startswith(record + " (line ") and e.field == field, str(e)
@@ -240,7 +240,7 @@ def test_damaged_csv_names_file_row_and_column(data_copy, name, old, new, record
 
 def test_csv_header_must_list_the_columns(data_copy):
     _edit_text(data_copy, "organisms.csv", "\nkey,org_itemid,org_name\n", "\nkey,org_id,org_name\n")
-    with pytest.raises(CatalogError, match=r"organisms\.csv: line \d+: the header row is .*expected the columns"):
+    with pytest.raises(DataFileError, match=r"organisms\.csv: line \d+: the header row is .*expected the columns"):
         load_catalog(data_copy)
 
 
@@ -250,5 +250,5 @@ def test_disease_files_exist_in_the_listed_order():
 
 def test_csv_row_with_a_stray_comma(data_copy):
     _edit_text(data_copy, "specimens.csv", "\nblood,70012,", "\nblood,70012,,")
-    with pytest.raises(CatalogError, match=r"specimens\.csv: key 'blood' \(line \d+\): 6 cells, expected 5"):
+    with pytest.raises(DataFileError, match=r"specimens\.csv: key 'blood' \(line \d+\): 6 cells, expected 5"):
         load_catalog(data_copy)

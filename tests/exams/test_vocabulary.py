@@ -100,7 +100,7 @@ PANELS = "panel,aliases\nCBC,complete blood count\n"
 def test_vocabulary_errors_name_file_line_and_field(vocabulary_files):
     vocabulary_files(exam_vocabulary=HEADER + "Hemoglobin,lab,718-7,CBC,Hb\nHematocrit,lab,,CBC,HB\n",
                      exam_panels=PANELS)
-    with pytest.raises(DataFileError, match=r"vocab_fixture/exam_vocabulary\.csv, line 3, field 'aliases': "
+    with pytest.raises(DataFileError, match=r"vocab_fixture/exam_vocabulary\.csv: line 3, field 'aliases': "
                                             r"'HB' already names 'Hemoglobin'"):
         vocabulary.exams()
     vocabulary_files(exam_vocabulary=HEADER + "Hemoglobin,blood,,,\n")
@@ -110,7 +110,7 @@ def test_vocabulary_errors_name_file_line_and_field(vocabulary_files):
     with pytest.raises(DataFileError, match=r"line 2, field 'panels': \['LFTs'\] not in exam_panels\.csv"):
         vocabulary.exams()
     vocabulary_files(exam_vocabulary=HEADER + "Hemoglobin,lab,,CBC,\n", exam_panels=PANELS + "BMP,chem 7\n")
-    with pytest.raises(DataFileError, match=r"exam_panels\.csv, line 3, field 'panel': no exam"):
+    with pytest.raises(DataFileError, match=r"exam_panels\.csv: line 3, field 'panel': no exam"):
         vocabulary.panels()
     vocabulary_files(exam_panels="panel,aliases\nCBC,blood count|Hemoglobin\n")
     with pytest.raises(DataFileError, match=r"line 2, field 'aliases': 'Hemoglobin' names the exam 'Hemoglobin'"):
@@ -121,7 +121,7 @@ def test_reference_range_errors_name_file_line_and_field(vocabulary_files):
     columns = "exam_name,unit,low,high,female_low,female_high,adults_only\n"
     vocabulary_files(exam_vocabulary=HEADER + "Hemoglobin,lab,,CBC,\n", exam_panels=PANELS,
                      reference_ranges=columns + "Hgb,g/dL,13.5,17.5,,,\n")
-    with pytest.raises(DataFileError, match=r"reference_ranges\.csv, line 2, field 'exam_name': 'Hgb' is not a canonical"):
+    with pytest.raises(DataFileError, match=r"reference_ranges\.csv: line 2, field 'exam_name': 'Hgb' is not a canonical"):
         vocabulary.reference_ranges()
     vocabulary_files(reference_ranges=columns + "Hemoglobin,g/dL,17.5,13.5,,,\n")
     with pytest.raises(DataFileError, match=r"line 2, field 'low': low 17.5 is above high 13.5"):
