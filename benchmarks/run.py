@@ -8,6 +8,9 @@ pipelines.config like every setting).
 Synthea's pool is a one-off cost per stratum, reused by every later build (that is the design),
 so it is generated once in an untimed warm-up build and shared by the timed builds; its time is
 reported on its own as ``synthea_pool_s``. The timed builds still read the pool and match profiles.
+
+``episodes_per_s_per_core``: offline episodes (``retrieval`` doctor, offline patient) per second in
+this one process, on every case of the first scale's warehouse (issue goal: at least 200, 1,000).
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ import duckdb
 
 from pipelines.config import bench_scales
 from pipelines.demo import generate_demo
+from pipelines.episodes.controller import run_episode
+from pipelines.episodes.settings import EpisodeSettings
+from pipelines.episodes.store import CaseStore
 from pipelines.profiles.bench import augmentation_scaling
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -82,6 +88,25 @@ def run_scale(admissions: int, workdir: Path, synthea: Path) -> dict:
     }
 
 
+def episode_throughput(home: Path, doctor: str = "retrieval", repeats: int = 3) -> dict:
+    """Episodes per second on one core: the ``retrieval`` doctor with the offline patient on every case
+    of the warehouse at ``home`` (``repeats`` passes), after the shared backends are fitted (timed apart)."""
+    store = CaseStore.from_home(home)
+    settings = EpisodeSettings(store)
+    started = time.perf_counter()
+    settings.backends.vocabulary, settings.backends.knowledge, settings.backends.consultant  # noqa: B018 - fit once
+    fit = time.perf_counter() - started
+    case_ids = store.case_ids()
+    started = time.perf_counter()
+    for repeat in range(repeats):
+        for case_id in case_ids:
+            run_episode(settings, doctor, case_id, f"bench-{repeat}")
+    seconds = time.perf_counter() - started
+    episodes = repeats * len(case_ids)
+    return {"doctor": doctor, "episodes": episodes, "seconds": round(seconds, 3),
+            "episodes_per_s_per_core": round(episodes / seconds, 1), "backends_fit_s": round(fit, 3)}
+
+
 def scaling_exponent(rows: list[dict]) -> float | None:
     """Least-squares slope of log(curation time) on log(admissions): 1.0 is linear."""
     if len(rows) < 2:
@@ -110,12 +135,16 @@ def main() -> None:
         # Profile augmentation once the Synthea pool exists: 1x vs 10x the cases of the first build.
         augmentation = augmentation_scaling(work / f"home-{scales[0]}")
         print(json.dumps({"profile_augmentation": augmentation}), flush=True)
+        episodes = episode_throughput(work / f"home-{scales[0]}")
+        print(json.dumps({"episodes": episodes}), flush=True)
     result = {
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
         "synthea_pool_s": round(warmup["seconds"] - rows[0]["curation_s"], 3),
         "scales": rows,
         "exponent": scaling_exponent(rows),
         "profile_augmentation": augmentation,
+        "episodes": episodes,
+        "episodes_per_s_per_core": episodes["episodes_per_s_per_core"],
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "latest.json").write_text(json.dumps(result, indent=2) + "\n")
