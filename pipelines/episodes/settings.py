@@ -19,18 +19,18 @@ from typing import Any
 from pipelines.config import ENV_HOME
 from pipelines.episodes.config import EpisodeConfig, preset
 from pipelines.episodes.consultant import OfflineConsultant
-from pipelines.episodes.engine import Engine
+from pipelines.episodes.engine import Consultant, Engine
 from pipelines.episodes.judge import Judge
 from pipelines.episodes.knowledge import TrainingKnowledge
 from pipelines.episodes.lab import LaboratoryPhysician, Predictor, no_prediction
 from pipelines.episodes.messages import say
 from pipelines.exams.vocabulary import panels
-from pipelines.episodes.patient import ObservablePatient
+from pipelines.episodes.patient import ObservablePatient, Patient
 from pipelines.episodes.retrieval import Vocabulary
 from pipelines.episodes.roles import LatentPatient
 from pipelines.episodes.screen import BoundaryScreen
 from pipelines.episodes.self_check import SelfCheck
-from pipelines.episodes.store import CaseStore
+from pipelines.episodes.store import CaseStore, EpisodeCase
 
 ENV_PRESET = "CLINVERSE_EPISODE_PRESET"
 DEFAULT_PRESET = "clinverse"
@@ -102,9 +102,18 @@ class EpisodeSettings:
                       **asdict(config))
         lab = LaboratoryPhysician(case.exams, config, LatentPatient(case), self.predictor)
         self_check = SelfCheck(BoundaryScreen(case.manager, case.exams)) if config.self_check else None
-        return Engine(episode_id(run_id or f"adhoc-{seed}", case_id), case.presentation, opening, config,
-                      ObservablePatient(case.patient, self.backends.vocabulary, episode_seed(seed, case_id)),
-                      lab, self.backends.consultant, self_check, Judge(case.manager))
+        episode = episode_id(run_id or f"adhoc-{seed}", case_id)
+        return Engine(episode, case.presentation, opening, config, self.patient(case, episode, seed), lab,
+                      self.consultant(case, episode), self_check, Judge(case.manager))
+
+    # Role hooks: the LLM driver (pipelines/episodes/llm/driver.py) overrides these two.
+    def patient(self, case: EpisodeCase, episode: str, seed: int) -> Patient:
+        """One episode's observable patient, built from the patient view only."""
+        return ObservablePatient(case.patient, self.backends.vocabulary, episode_seed(seed, case.case_id))
+
+    def consultant(self, case: EpisodeCase, episode: str) -> Consultant:
+        """One episode's consultant (it reads the doctor's transcript, never a case view)."""
+        return self.backends.consultant
 
 
 _settings: EpisodeSettings | None = None

@@ -1,0 +1,150 @@
+"""A scripted OpenAI-compatible server on loopback, for the LLM backend's tests (never the network).
+
+:class:`FakeOpenAI` serves ``POST /v1/chat/completions`` from Python's ``http.server`` in a
+background thread on 127.0.0.1 (a free port). A *responder* decides each answer from the request
+body: a :class:`Reply` with the content, an HTTP status (500 for a server error), a delay (for
+slow replies and timeouts) and the ``usage`` to report. The server records every request, the
+tokens it reported, and the most requests it held at once. :meth:`FakeOpenAI.transport` serves
+the same responder through an in-process ``httpx2.MockTransport`` (no socket at all), for tests
+that need a non-loopback host name to answer.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import httpx2
+
+
+@dataclass(frozen=True)
+class Reply:
+    content: str = ""
+    status: int = 200
+    delay: float = 0.0
+    usage: tuple[int, int] | None = None  # (prompt, completion) tokens; None: derived from the lengths
+
+
+Responder = Callable[[dict[str, Any]], Reply]
+
+
+def turn_of(body: dict[str, Any]) -> int:
+    """How many assistant messages the conversation already holds (0 on the first turn)."""
+    return sum(1 for m in body["messages"] if m["role"] == "assistant")
+
+
+def last_user(body: dict[str, Any]) -> str:
+    return next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
+
+
+def first_user(body: dict[str, Any]) -> str:
+    return next(m["content"] for m in body["messages"] if m["role"] == "user")
+
+
+class FakeOpenAI:
+    def __init__(self, responder: Responder):
+        self.responder = responder
+        self.requests: list[dict[str, Any]] = []
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._server: ThreadingHTTPServer | None = None
+
+    # -- serving -----------------------------------------------------------------------------
+    def __enter__(self) -> FakeOpenAI:
+        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        server.daemon_threads = True
+        server.fake = self  # type: ignore[attr-defined]
+        self._server = server
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None, "use the server as a context manager"
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def models(self) -> list[str]:
+        with self._lock:
+            return [r["model"] for r in self.requests]
+
+    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """The status and JSON body for ``body``, after the reply's delay (counted in flight)."""
+        with self._lock:
+            self.requests.append(body)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            reply = self.responder(body)
+            if reply.delay:
+                self._stop.wait(reply.delay)
+        finally:
+            with self._lock:  # before the answer is written, so the count never outlives the client's
+                self.in_flight -= 1
+        if reply.status >= 400:
+            return reply.status, {"error": {"message": f"scripted {reply.status}", "type": "server_error"}}
+        prompt = sum(len(m.get("content") or "") for m in body["messages"]) // 4
+        completion = len(reply.content) // 4 + 1
+        prompt, completion = reply.usage or (prompt, completion)
+        with self._lock:
+            self.prompt_tokens += prompt
+            self.completion_tokens += completion
+        return 200, {
+            "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion", "created": 0, "model": body["model"],
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.content},
+                         "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+        }
+
+    # -- in process --------------------------------------------------------------------------
+    def transport(self) -> httpx2.MockTransport:
+        """The same answers without a socket (for host names that must not be contacted)."""
+
+        def handle(request: httpx2.Request) -> httpx2.Response:
+            if not request.url.path.endswith("/chat/completions"):
+                return httpx2.Response(404, json={"error": {"message": "not found"}})
+            status, payload = self.answer(json.loads(request.content))
+            return httpx2.Response(status, json=payload)
+
+        return httpx2.MockTransport(handle)
+
+    def http_client(self, role_config: object) -> httpx2.AsyncClient:
+        """An ``http_client`` factory for the driver that answers through :meth:`transport`."""
+        return httpx2.AsyncClient(transport=self.transport())
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        fake: FakeOpenAI = self.server.fake  # type: ignore[attr-defined]
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            status, payload = 404, {"error": {"message": "not found"}}
+        else:
+            status, payload = fake.answer(body)
+        data = json.dumps(payload).encode()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):  # the client timed out and left
+            pass
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
