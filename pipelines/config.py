@@ -44,6 +44,7 @@ ENV_SYNTHEA_POOL_SIZE = "CLINVERSE_SYNTHEA_POOL_SIZE"
 ENV_SYNTHEA_REFERENCE_DATE = "CLINVERSE_SYNTHEA_REFERENCE_DATE"
 ENV_LOG_LEVEL = "CLINVERSE_LOG_LEVEL"
 ENV_BENCH_SCALES = "CLINVERSE_BENCH_SCALES"
+ENV_EPISODE_PRESET = "CLINVERSE_EPISODE_PRESET"
 
 # The demo key is public on purpose: real deployments set CLINVERSE_ID_KEY so that
 # case ids cannot be recomputed from source identifiers by anyone without the key.
@@ -60,6 +61,12 @@ class SettingError(ValueError):
 
 
 # -- readers: text -> value, or ValueError saying what to write -----------------------------------
+
+def _episode_preset(text: str) -> str:
+    if text not in ("medevoeval", "clinverse"):
+        raise ValueError("write medevoeval or clinverse")
+    return text
+
 
 def _text(text: str) -> str:
     return text
@@ -219,8 +226,11 @@ SETTINGS: tuple[Setting, ...] = (
             "Dagster log level during `clinverse build` (default INFO)", "cli"),
     Setting(ENV_BENCH_SCALES, "bench_scales", str, _scales, "500,5000",
             "admissions of each `make bench` build, comma separated (default 500,5000)", "bench"),
+    Setting(ENV_EPISODE_PRESET, "preset", str, _episode_preset, "medevoeval",
+            "episode preset of a no-argument `DiagnosticEpisode()` (a trainer's environment): `medevoeval` "
+            "or `clinverse` (default)", "episodes"),
 )
-SCOPES = ("build", "synthea", "cli", "bench")
+SCOPES = ("build", "synthea", "cli", "bench", "episodes")
 
 
 def settings_of(scope: str) -> tuple[Setting, ...]:
@@ -315,6 +325,11 @@ def log_level(environ: Mapping[str, str] | None = None) -> str:
     """The Dagster log level for `clinverse build` (``CLINVERSE_LOG_LEVEL``, default INFO): step-level
     DEBUG chatter would drown the progress bars, and assets log what matters at INFO."""
     return _one(ENV_LOG_LEVEL, environ, "INFO")
+
+
+def episode_preset(environ: Mapping[str, str] | None = None) -> str:
+    """The preset a no-argument ``DiagnosticEpisode()`` runs (``CLINVERSE_EPISODE_PRESET``)."""
+    return _one(ENV_EPISODE_PRESET, environ, "clinverse")
 
 
 def bench_scales(environ: Mapping[str, str] | None = None) -> tuple[int, ...]:

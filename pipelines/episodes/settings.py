@@ -3,20 +3,19 @@
 :func:`configure` sets the process-wide settings a no-argument ``DiagnosticEpisode()`` runs on (a
 warehouse home or a :class:`CaseStore`, a preset, a seed, overrides); without it they come from
 ``CLINVERSE_HOME`` (default ``./warehouse``) and ``CLINVERSE_EPISODE_PRESET`` (default
-``clinverse``). Backends that cost a fit (the patient's TF-IDF space, the training knowledge)
+``clinverse``), read through pipelines.config like every setting. Backends that cost a fit (the patient's TF-IDF space, the training knowledge)
 are built once per store and shared by every episode on it.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import asdict
 from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
-from pipelines.config import ENV_HOME
+from pipelines.config import environment_values, episode_preset
 from pipelines.episodes.config import EpisodeConfig, preset
 from pipelines.episodes.consultant import OfflineConsultant
 from pipelines.episodes.engine import Consultant, Engine
@@ -32,7 +31,6 @@ from pipelines.episodes.screen import BoundaryScreen
 from pipelines.episodes.self_check import SelfCheck
 from pipelines.episodes.store import CaseStore, EpisodeCase
 
-ENV_PRESET = "CLINVERSE_EPISODE_PRESET"
 DEFAULT_PRESET = "clinverse"
 DEFAULT_SEED = 7  # MedEvoEval's runtime seed
 DEFAULT_HOME = "warehouse"
@@ -85,7 +83,9 @@ class EpisodeSettings:
         self.predictor = predictor
         self.overrides = overrides
         self.backends = backends(store)
-        preset(preset_name, **overrides)  # fail now, not at the first reset
+        config = preset(preset_name, **overrides)  # fail now, not at the first reset
+        if config.replace_fraction > 0 and predictor is no_prediction:
+            raise ValueError("replace_fraction needs a trained predictor (ClinLab) in the episode settings")
 
     def config(self, preset_name: str | None = None, **overrides: Any) -> EpisodeConfig:
         name = preset_name or self.preset
@@ -100,7 +100,7 @@ class EpisodeSettings:
         case = self.store.case(case_id)
         opening = say("opening", presentation=case.presentation, catalog=", ".join(self.catalog_names(config)),
                       **asdict(config))
-        lab = LaboratoryPhysician(case.exams, config, LatentPatient(case), self.predictor)
+        lab = LaboratoryPhysician(case.exams, config, LatentPatient(case), self.predictor, seed)
         self_check = SelfCheck(BoundaryScreen(case.manager, case.exams)) if config.self_check else None
         episode = episode_id(run_id or f"adhoc-{seed}", case_id)
         return Engine(episode, case.presentation, opening, config, self.patient(case, episode, seed), lab,
@@ -129,8 +129,8 @@ def configure(home: Path | str | None = None, *, store: CaseStore | None = None,
 
 
 def _home() -> Path:
-    return Path(os.environ.get(ENV_HOME) or DEFAULT_HOME)
+    return Path(environment_values("build").get("home") or DEFAULT_HOME)
 
 
 def default_settings() -> EpisodeSettings:
-    return _settings or configure(preset_name=os.environ.get(ENV_PRESET) or DEFAULT_PRESET)
+    return _settings or configure(preset_name=episode_preset())
