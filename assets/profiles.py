@@ -85,14 +85,15 @@ def synthea_pool_fits_strata(clinverse: ClinverseResource) -> dg.AssetCheckResul
     bands = pl.DataFrame([(s, *parse_stratum(s)) for s in STRATA], schema=["stratum", "band_sex", "low", "high"],
                          orient="row")
     checked = pool.join(bands, on="stratum", how="left")
+    unknown = checked.filter(pl.col("band_sex").is_null()).height  # a stratum no band defines
     wrong_sex = checked.filter(pl.col("sex") != pl.col("band_sex")).height
     wrong_age = checked.filter(~pl.col("age_years").is_between(pl.col("low"), pl.col("high"))).height
     empty = sorted(set(needed) - set(pool["stratum"].to_list()))
     return dg.AssetCheckResult(
-        passed=not (empty or wrong_sex or wrong_age),
+        passed=not (empty or unknown or wrong_sex or wrong_age),
         metadata={"strata": len(set(pool["stratum"].to_list())), "patients": pool.height,
-                  "strata_without_patients": ", ".join(empty) or "none", "wrong_sex": wrong_sex,
-                  "age_outside_band": wrong_age},
+                  "strata_without_patients": ", ".join(empty) or "none", "patients_of_unknown_strata": unknown,
+                  "wrong_sex": wrong_sex, "age_outside_band": wrong_age},
     )
 
 

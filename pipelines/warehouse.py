@@ -34,7 +34,7 @@ import polars as pl
 import pyarrow.parquet as pq
 
 import schemas
-from schemas.staging import cast_frame, column_problems, staging_columns
+from schemas.staging import cast_frame, column_problems, describe, staging_columns
 from sql import load
 
 log = logging.getLogger(__name__)
@@ -162,7 +162,7 @@ class Warehouse:
     def _check_staging(table: str, path: Path) -> None:
         columns, _ = staging_columns(table)
         with duckdb.connect() as con:
-            problems = column_problems(con, str(path), columns)
+            problems = column_problems(describe(con, str(path)), columns)
         if problems:
             raise schemas.ContractError(f"staging table {table!r} violates schemas/staging.py: " + "; ".join(problems))
 

@@ -124,9 +124,13 @@ def staging_columns(table: str) -> tuple[dict[str, str], tuple[str, ...]] | None
     return (spec.columns, spec.keys) if spec else None
 
 
-def column_problems(con: duckdb.DuckDBPyConnection, glob: str, columns: dict[str, str]) -> list[str]:
-    """Columns of the Parquet file(s) at ``glob`` that are missing or not of the spec's type."""
-    described = {r[0]: r[1] for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet('{glob}')").fetchall()}
+def describe(con: duckdb.DuckDBPyConnection, glob: str) -> dict[str, str]:
+    """Column -> DuckDB type of the Parquet file(s) at ``glob``."""
+    return {r[0]: r[1] for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet('{glob}')").fetchall()}
+
+
+def column_problems(described: dict[str, str], columns: dict[str, str]) -> list[str]:
+    """Spec columns that are missing from ``described`` or not of the spec's type."""
     return [f"column {name}: expected {kind}, found {described.get(name, 'nothing')}"
             for name, kind in columns.items() if described.get(name) != kind]
 

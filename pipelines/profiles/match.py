@@ -243,6 +243,11 @@ def match_profiles(cases: pl.DataFrame, pool: pl.DataFrame, seed: int, terms: Ca
     )
 
 
+def _band(stratum: pl.Expr) -> pl.Expr:
+    """``F_18-39`` -> ``18-39``."""
+    return stratum.str.split("_").list.last()
+
+
 def profile_violations(cases: pl.DataFrame, profiles: pl.DataFrame, pool: pl.DataFrame) -> dict[str, int]:
     """Counts of broken promises (all zero when the profiles are right); used by the asset check."""
     per_case = profiles.group_by("case_id").len()
@@ -251,7 +256,8 @@ def profile_violations(cases: pl.DataFrame, profiles: pl.DataFrame, pool: pl.Dat
         profiles.select("case_id", "generator_patient_id", "pool_stratum", "profile_conditions",
                         "profile_conditions_icd10")
         .join(wanted, on="case_id", how="inner")
-        .join(pool.select(generator_patient_id="pool_patient_id", pool_sex="sex", pool_age="age_years"),
+        .join(pool.select(generator_patient_id="pool_patient_id", pool_sex="sex", pool_age="age_years",
+                          drawn_from="stratum"),
               on="generator_patient_id", how="left")
     )
     in_primary = (
@@ -265,7 +271,10 @@ def profile_violations(cases: pl.DataFrame, profiles: pl.DataFrame, pool: pl.Dat
         "profiles_without_case": profiles.join(cases, on="case_id", how="anti").height,
         "not_in_pool": joined.filter(pl.col("pool_sex").is_null()).height,
         "sex_differs": joined.filter(pl.col("sex").is_not_null() & pl.col("sex").ne(pl.col("pool_sex"))).height,
-        "age_band_differs": joined.filter(pl.col("stratum").ne(pl.col("pool_stratum"))).height,
+        # The case's band against the profile's label and against the pool patient it was drawn from
+        # (the band alone: a patient of the other sex is counted by sex_differs).
+        "age_band_differs": joined.filter(pl.col("stratum").ne(pl.col("pool_stratum"))
+                                          | _band(pl.col("stratum")).ne(_band(pl.col("drawn_from")))).height,
         "conditions_in_primary_category": in_primary["case_id"].n_unique(),
         "condition_codes_misaligned": joined.filter(
             pl.col("profile_conditions").list.len() != pl.col("profile_conditions_icd10").list.len()).height,

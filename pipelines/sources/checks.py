@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import duckdb
 
 from pipelines.warehouse import Warehouse
-from schemas.staging import column_problems
+from schemas.staging import column_problems, describe
 
 @dataclass(frozen=True)
 class CheckOutcome:
@@ -25,12 +25,14 @@ def check_staging(warehouse: Warehouse, table: str, columns: dict[str, str], key
         return CheckOutcome(False, [f"table {table} was not written"], {})
     glob = warehouse.table_glob(table)
     with duckdb.connect() as con:
-        problems = column_problems(con, glob, columns)
+        described = describe(con, glob)
+        problems = column_problems(described, columns)
         null_keys = {}
-        if keys:
+        present = [k for k in keys if k in described]
+        if present:  # a missing key column is already a problem above; count nulls of the others
             counts = con.execute(
-                "SELECT " + ", ".join(f'count(*) - count("{k}")' for k in keys) + f" FROM read_parquet('{glob}')"
+                "SELECT " + ", ".join(f'count(*) - count("{k}")' for k in present) + f" FROM read_parquet('{glob}')"
             ).fetchone()
-            null_keys = dict(zip(keys, map(int, counts)))
+            null_keys = dict(zip(present, map(int, counts)))
             problems += [f"key column {k} has {n} null value(s)" for k, n in null_keys.items() if n]
     return CheckOutcome(not problems, problems, null_keys)
