@@ -27,12 +27,15 @@ class EpisodeConfig:
     mdt_min_tests: int
     mdt_calls: int
     self_check: bool
+    replace_fraction: float  # share of recorded lab values served as predictions (ClinVerse section K)
 
     def __post_init__(self) -> None:
         if self.lookup not in LOOKUPS:
             raise ValueError(f"lookup must be one of {LOOKUPS}, not {self.lookup!r}")
         if self.unrecorded not in UNRECORDED:
             raise ValueError(f"unrecorded must be one of {UNRECORDED}, not {self.unrecorded!r}")
+        if not 0 <= self.replace_fraction < 1:
+            raise ValueError(f"replace_fraction must be in [0, 1), not {self.replace_fraction!r}")
         if min(self.action_budget, self.tests_per_request) < 1 or min(self.test_limit, self.mdt_calls) < 0:
             raise ValueError("action_budget and tests_per_request must be >= 1, test_limit and mdt_calls >= 0")
 

@@ -10,6 +10,11 @@ by the ``unrecorded`` policy:
 * ``predict``: the results predictor (ClinLab) answers from the latent patient's clinical state;
   when it has no prediction the exam is ``not_in_case``.
 
+``replace_fraction`` (ClinVerse's validity analysis, its section K) serves that share of a case's
+recorded numeric lab values as the predictor's answer instead, flagged ``predicted``; which values
+is fixed per (seed, case, exam) by :func:`replaced`. A predictor never sees the value it stands in
+for: the state it gets has that exam's results removed.
+
 The examination limit is the engine's (``budget_limited``, :func:`budget_limited`). Every report
 states value, unit, reference range and abnormal flag, and says plainly when one is unknown:
 never a silent "normal".
@@ -17,6 +22,7 @@ never a silent "normal".
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -33,6 +39,15 @@ Predictor = Callable[[str, ClinicalState], ExamResult | None]
 def no_prediction(exam_name: str, state: ClinicalState) -> ExamResult | None:
     """The predictor until ClinLab exists: nothing is predicted, so the exam is ``not_in_case``."""
     return None
+
+
+def replaced(seed: int, case_id: str, exam_name: str, fraction: float) -> bool:
+    """Whether a recorded value is served as a prediction: a uniform hash of (seed, case, exam) under
+    ``fraction``, so the choice is fixed per item and the items at 10 % are among those at 20 %."""
+    if fraction <= 0:
+        return False
+    digest = hashlib.sha256(f"{seed}:{case_id}:{exam_name}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64 < fraction
 
 
 @dataclass(frozen=True)
@@ -94,11 +109,12 @@ def budget_limited(name: str, limit: int) -> LabReport:
 
 class LaboratoryPhysician:
     def __init__(self, view: ExamView, config: EpisodeConfig, latent: LatentPatient | None = None,
-                 predictor: Predictor = no_prediction):
+                 predictor: Predictor = no_prediction, seed: int = 0):
         self._view = require_view(view, ExamView, "LaboratoryPhysician")
         self._config = config
         self._latent = latent
         self._predictor = predictor
+        self._seed = seed
 
     def lookup(self, name: str) -> LabReport:
         key = name_key(name)
@@ -127,16 +143,29 @@ class LaboratoryPhysician:
         return LabReport(requested, items, text)
 
     def _item(self, exam: str) -> Item | None:
-        """The recorded result, else a prediction when the policy asks for one."""
+        """The recorded result (or its stand-in under ``replace_fraction``), else a prediction when the
+        policy asks for one."""
         recorded = self._view.by_name.get(exam)
-        if recorded is not None:
-            return Item(exam, "exact", True, render(recorded), recorded)
-        if self._config.unrecorded == "predict" and self._latent is not None:
-            predicted = self._predictor(exam, self._latent.answer(Role.LAB))
-            if predicted is not None:
-                predicted = replace(predicted, exam_name=exam, origin="predicted")
-                return Item(exam, "predicted", True, render(predicted), predicted)
-        return None
+        if recorded is None:
+            predicted = self._predict(exam) if self._config.unrecorded == "predict" else None
+        else:  # a value chosen for replacement the predictor cannot answer is served as recorded
+            predicted = self._predict(exam) if self._replaces(recorded) else None
+        if predicted is not None:
+            return Item(exam, "predicted", True, render(predicted), predicted)
+        return None if recorded is None else Item(exam, "exact", True, render(recorded), recorded)
+
+    def _replaces(self, recorded: ExamResult) -> bool:
+        return (recorded.kind == "lab" and recorded.value_num is not None
+                and replaced(self._seed, self._view.case_id, recorded.exam_name, self._config.replace_fraction))
+
+    def _predict(self, exam: str) -> ExamResult | None:
+        if self._latent is None:
+            return None
+        state = self._latent.answer(Role.LAB)
+        exams = state.exams  # leave-one-out: the predictor never gets the value it stands in for
+        state = replace(state, exams=replace(exams, results=tuple(r for r in exams.results if r.exam_name != exam)))
+        predicted = self._predictor(exam, state)
+        return None if predicted is None else replace(predicted, exam_name=exam, origin="predicted")
 
     def _missing(self, exam: str) -> Item:
         if self._config.unrecorded == "null":

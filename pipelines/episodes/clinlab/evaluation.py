@@ -1,0 +1,101 @@
+"""``clinlab_eval``: ClinLab against a population-median baseline on held-out test-split labs.
+
+Items: every test-split case's recorded numeric value of every lab ClinLab has a model for, in
+the lab's training unit, each masked in turn (leave-one-out: the value is predicted from the
+case's age, sex and other labs; ClinLab's model of a lab never takes that lab as a feature). Both
+predictors answer the same items: ``clinlab`` and ``population_median`` (the lab's train-split
+median in the same unit). One row per predictor and lab, and one ``ALL`` row pooling every item.
+With y the recorded value, ŷ the prediction, [lo, hi] the recorded item's reference range:
+
+* ``n``: items;
+* ``mape``: mean of |ŷ − y| / |y| over items with y ≠ 0 (zero targets excluded, as in ClinVerse),
+  a fraction (0.1 = 10 %); ``median_mape``: the median of the same ratios;
+* ``mae``: mean |ŷ − y|, in the lab's unit (``ALL`` pools the units as they are);
+* ``norm_ref_err``: mean |ŷ − y| / (hi − lo) over items with both bounds and hi > lo;
+* ``anomaly_recall``: of the items recorded abnormal that have a range, the share whose prediction
+  is also outside it (ŷ < lo or ŷ > hi);
+* ``wasserstein``: ``scipy.stats.wasserstein_distance`` between predicted and recorded values, both
+  standardised by the lab's recorded mean and standard deviation (over its items; a lab whose
+  recorded values do not vary is left out); ``ALL`` pools the standardised values.
+
+A metric with no item to average over is null.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import polars as pl
+from scipy.stats import wasserstein_distance
+
+import schemas
+from pipelines.episodes.clinlab.labs import CaseLabs, numeric_labs
+from pipelines.episodes.clinlab.model import ClinLab
+from pipelines.episodes.store import CaseStore
+
+ALL = "ALL"
+ITEM_SCHEMA = {"exam_name": pl.Utf8, "recorded": pl.Float64, "ref_low": pl.Float64, "ref_high": pl.Float64,
+               "abnormal": pl.Boolean, "predictor": pl.Utf8, "predicted": pl.Float64}
+
+
+def clinlab_eval(source: CaseStore | Mapping[str, pl.DataFrame], clinlab: ClinLab | None = None,
+                 split: str = "test") -> pl.DataFrame:
+    """The ``clinlab_eval`` table; ``clinlab`` defaults to one trained on the store's train split."""
+    store = source if isinstance(source, CaseStore) else CaseStore(source)
+    clinlab = clinlab or ClinLab.fit(store)
+    items = held_out_items(store, clinlab, split)
+    rows = [{"predictor": p, "exam_name": name, **_metrics(group)}
+            for (p, name), group in items.group_by("predictor", "exam_name", maintain_order=True)]
+    rows += [{"predictor": p, "exam_name": ALL, **_metrics(group)}
+             for (p,), group in items.group_by("predictor", maintain_order=True)]
+    frame = pl.DataFrame(rows, schema=schemas.empty("clinlab_eval").schema)
+    return schemas.conform("clinlab_eval", frame.sort("predictor", "exam_name"))
+
+
+def held_out_items(store: CaseStore, clinlab: ClinLab, split: str = "test") -> pl.DataFrame:
+    """One row per predictor and held-out value: recorded, predicted, range, flag, standardised pair."""
+    cases = [store.case(c) for c in store.case_ids(split)]
+    labs = [numeric_labs(c.exams) for c in cases]
+    inputs = [CaseLabs.of(c.age, c.sex, c.exams, clinlab.stats) for c in cases]
+    parts = []
+    for name in sorted(clinlab.models):
+        stats = clinlab.stats[name]
+        held = [(i, found[name]) for i, found in enumerate(labs) if name in found and stats.in_unit(found[name])]
+        if not held:
+            continue
+        recorded = {"exam_name": name, "recorded": [r.value_num for _, r in held],
+                    "ref_low": [r.ref_low for _, r in held], "ref_high": [r.ref_high for _, r in held],
+                    "abnormal": [r.abnormal for _, r in held]}
+        for predictor, predicted in (("clinlab", clinlab.predict(name, [inputs[i] for i, _ in held])),
+                                     ("population_median", np.full(len(held), stats.median))):
+            parts.append(pl.DataFrame(recorded | {"predictor": predictor, "predicted": predicted}, schema=ITEM_SCHEMA))
+    items = pl.concat(parts) if parts else pl.DataFrame(schema=ITEM_SCHEMA)
+    by_lab = ("predictor", "exam_name")
+    mean, sd = pl.col("recorded").mean().over(by_lab), pl.col("recorded").std(ddof=0).over(by_lab)
+    return items.with_columns(z_recorded=pl.when(sd > 0).then((pl.col("recorded") - mean) / sd),
+                              z_predicted=pl.when(sd > 0).then((pl.col("predicted") - mean) / sd))
+
+
+def _metrics(items: pl.DataFrame) -> dict[str, float | int | None]:
+    y, p = items["recorded"].to_numpy(), items["predicted"].to_numpy()
+    low = items["ref_low"].to_numpy().astype(float)  # nulls become NaN
+    high = items["ref_high"].to_numpy().astype(float)
+    error = np.abs(p - y)
+    ape = error[y != 0] / np.abs(y[y != 0])
+    width = high - low
+    ranged = width > 0
+    outside = (p < low) | (p > high)  # a NaN bound compares False: no bound, not outside it
+    flagged = items["abnormal"].fill_null(False).to_numpy() & ~(np.isnan(low) & np.isnan(high))
+    standardised = items.drop_nulls("z_recorded")
+    return {
+        "n": items.height,
+        "mape": _mean(ape), "median_mape": float(np.median(ape)) if ape.size else None, "mae": _mean(error),
+        "norm_ref_err": _mean(error[ranged] / width[ranged]), "anomaly_recall": _mean(outside[flagged]),
+        "wasserstein": float(wasserstein_distance(standardised["z_predicted"], standardised["z_recorded"]))
+        if standardised.height else None,
+    }
+
+
+def _mean(values: np.ndarray) -> float | None:
+    return float(np.mean(values)) if values.size else None

@@ -1,0 +1,96 @@
+"""The numeric laboratory values ClinLab learns from and serves, each lab in one unit.
+
+A case's value of a lab is its first recorded numeric result, the one the laboratory physician
+reports (:attr:`ExamView.by_name`). Each lab keeps the unit most common on the training split; a
+value recorded in another unit is not comparable, so it counts as missing.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from pipelines.episodes.views import ExamResult, ExamView
+
+
+def unit_key(unit: str | None) -> str:
+    """A unit as compared: "mg/dL" and "mg/dl" are one unit."""
+    return (unit or "").strip().casefold()
+
+
+def numeric_labs(view: ExamView) -> dict[str, ExamResult]:
+    """The case's first result of each lab, where it is a number."""
+    return {name: r for name, r in view.by_name.items() if r.kind == "lab" and r.value_num is not None}
+
+
+@dataclass(frozen=True)
+class LabStats:
+    """What the training split says about one lab, in its most common unit."""
+
+    exam_name: str
+    unit: str | None
+    ref_low: float | None
+    ref_high: float | None
+    median: float
+    decimals: int
+    n: int  # training cases with a value in this unit
+
+    def in_unit(self, result: ExamResult) -> bool:
+        return unit_key(result.unit) == unit_key(self.unit)
+
+    def abnormal(self, value: float) -> bool | None:
+        if self.ref_low is None and self.ref_high is None:
+            return None
+        below = self.ref_low is not None and value < self.ref_low
+        return below or (self.ref_high is not None and value > self.ref_high)
+
+    def result(self, value: float) -> ExamResult:
+        """A predicted value as the laboratory physician reports it."""
+        value = round(float(value), self.decimals)
+        return ExamResult(self.exam_name, "lab", value, None, self.unit, self.ref_low, self.ref_high,
+                          self.abnormal(value), origin="predicted")
+
+
+@dataclass(frozen=True)
+class CaseLabs:
+    """What ClinLab conditions on for one case: age, sex and its lab values (never the diagnosis)."""
+
+    age: int | None
+    sex: str | None
+    values: dict[str, float]
+
+    @classmethod
+    def of(cls, age: int | None, sex: str | None, view: ExamView, stats: dict[str, LabStats]) -> CaseLabs:
+        return cls(age, sex, {name: r.value_num for name, r in numeric_labs(view).items()
+                              if name in stats and stats[name].in_unit(r)})
+
+
+def lab_stats(results: Iterable[ExamResult], max_decimals: int) -> dict[str, LabStats]:
+    """Each lab's unit, reference range, median and precision from its training results."""
+    by_lab: dict[str, list[ExamResult]] = {}
+    for r in results:
+        by_lab.setdefault(r.exam_name, []).append(r)
+    stats = {}
+    for name, found in sorted(by_lab.items()):
+        key = _most_common(Counter(unit_key(r.unit) for r in found))
+        kept = [r for r in found if unit_key(r.unit) == key]
+        ranges = Counter((r.ref_low, r.ref_high) for r in kept if r.ref_low is not None or r.ref_high is not None)
+        low, high = _most_common(ranges) if ranges else (None, None)
+        values = [r.value_num for r in kept]
+        stats[name] = LabStats(name, _most_common(Counter(r.unit for r in kept)), low, high, float(np.median(values)),
+                               min(max_decimals, max(map(_decimals, values))), len(kept))
+    return stats
+
+
+def _most_common[T](counts: Counter[T]) -> T:
+    """The most frequent key; ties go to the smallest spelling, so the choice never depends on row order."""
+    return min(counts.items(), key=lambda kv: (-kv[1], repr(kv[0])))[0]
+
+
+def _decimals(value: float) -> int:
+    """Digits after the point as recorded (float noise is capped by ``max_decimals``)."""
+    return len(f"{value:.12f}".rstrip("0").partition(".")[2]) if math.isfinite(value) else 0

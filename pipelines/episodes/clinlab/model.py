@@ -1,0 +1,152 @@
+"""ClinLab's models: one gradient-boosted regressor per lab, trained leave-one-out on the train split.
+
+For every training case that recorded lab X, the target is X's value and the features are the
+case's age, sex and its values of the K labs most often co-recorded with X on the train split
+(missing ones stay NaN, which ``HistGradientBoostingRegressor`` handles natively). X itself is
+never a feature of its own model, so the target is masked by construction, and nothing from the
+case but age and sex is read: never the diagnosis. The loss is the absolute error (the model
+estimates the conditional median) and a skewed positive lab is modelled in log space. How many
+boosting rounds a lab gets is chosen by k-fold CV on its training rows; a lab whose other labs do
+not beat its median there is served its training median. A lab recorded in fewer than
+``min_train_rows`` training cases gets no model and no prediction. Settings: data/clinlab.yaml.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+from typing import Any
+
+import numpy as np
+import yaml
+from scipy.stats import skew
+from sklearn.ensemble import HistGradientBoostingRegressor
+from sklearn.model_selection import KFold
+from threadpoolctl import threadpool_limits
+
+from pipelines.episodes.clinlab.labs import CaseLabs, LabStats, lab_stats, numeric_labs
+from pipelines.episodes.roles import ClinicalState
+from pipelines.episodes.store import CaseStore
+from pipelines.episodes.views import ExamResult
+
+DEMOGRAPHICS = ("age", "sex")
+SEX_CODES = {"F": 0.0, "M": 1.0}
+
+
+@cache
+def default_settings() -> dict[str, Any]:
+    return yaml.safe_load(files("pipelines.episodes").joinpath("data/clinlab.yaml").read_text())
+
+
+@dataclass(frozen=True)
+class LabModel:
+    exam_name: str
+    features: tuple[str, ...]  # the co-recorded labs, after age and sex
+    log: bool
+    regressor: HistGradientBoostingRegressor | None  # None: no boosting round helped in CV, so the median
+
+    @property
+    def feature_names(self) -> tuple[str, ...]:
+        return DEMOGRAPHICS + self.features
+
+
+def design(cases: Sequence[CaseLabs], features: Sequence[str]) -> np.ndarray:
+    """The model input: age, sex, then the named labs' values (NaN where not recorded)."""
+    rows = [[np.nan if c.age is None else float(c.age), SEX_CODES.get(c.sex or "", np.nan),
+             *(c.values.get(f, np.nan) for f in features)] for c in cases]
+    return np.array(rows, dtype=float).reshape(len(cases), len(DEMOGRAPHICS) + len(features))
+
+
+class ClinLab:
+    """The results predictor the laboratory physician calls: ``clinlab(exam_name, state)``."""
+
+    def __init__(self, stats: dict[str, LabStats], models: dict[str, LabModel]):
+        self.stats = stats
+        self.models = models
+        self._served: dict[tuple, ExamResult] = {}  # one model call per case state and exam, however many episodes ask
+
+    @classmethod
+    def fit(cls, store: CaseStore, split: str = "train", **overrides: Any) -> ClinLab:
+        """Train on ``split``'s recorded numeric labs; ``overrides`` replace whole data/clinlab.yaml settings."""
+        unknown = set(overrides) - set(default_settings())
+        if unknown:
+            raise KeyError(f"unknown ClinLab settings {sorted(unknown)}; known: {sorted(default_settings())}")
+        settings = default_settings() | overrides
+        if settings["min_train_rows"] < settings["cv_folds"]:
+            raise ValueError("min_train_rows must be at least cv_folds: every fold needs a held-out row")
+        cases = [store.case(c) for c in store.case_ids(split)]
+        stats = lab_stats((r for c in cases for r in numeric_labs(c.exams).values()), settings["max_decimals"])
+        inputs = [CaseLabs.of(c.age, c.sex, c.exams, stats) for c in cases]
+        names = sorted(stats)
+        present = np.array([[n in i.values for n in names] for i in inputs], dtype=np.int64)
+        present = present.reshape(len(inputs), len(names))
+        co_recorded = present.T @ present  # cases recording both labs, for every pair
+        models = {}
+        with threadpool_limits(1):  # many small fits: OpenMP threads cost more than they give
+            for j, name in enumerate(names):
+                if stats[name].n >= settings["min_train_rows"]:
+                    models[name] = _fit_one(name, _partners(names, co_recorded[j], j, settings["n_features"]),
+                                            [i for i in inputs if name in i.values], settings)
+        return cls(stats, models)
+
+    def inputs(self, state: ClinicalState) -> CaseLabs:
+        return CaseLabs.of(state.age, state.sex, state.exams, self.stats)
+
+    def predict(self, exam_name: str, cases: Sequence[CaseLabs]) -> np.ndarray:
+        """``exam_name``'s predicted values for ``cases``, rounded to the lab's recorded precision."""
+        model, stats = self.models[exam_name], self.stats[exam_name]
+        if model.regressor is None:
+            return np.round(np.full(len(cases), stats.median), stats.decimals)
+        predicted = model.regressor.predict(design(cases, model.features))
+        return np.round(np.exp(predicted) if model.log else predicted, stats.decimals)
+
+    def __call__(self, exam_name: str, state: ClinicalState) -> ExamResult | None:
+        if exam_name not in self.models:
+            return None
+        case = self.inputs(state)
+        key = (exam_name, case.age, case.sex, tuple(sorted(case.values.items())))
+        if key not in self._served:
+            self._served[key] = self.stats[exam_name].result(self.predict(exam_name, [case])[0])
+        return self._served[key]
+
+    def __repr__(self) -> str:
+        return f"ClinLab({len(self.models)} lab models)"
+
+
+def _partners(names: list[str], co_recorded: np.ndarray, own: int, k: int) -> tuple[str, ...]:
+    """The K labs most often recorded together with lab ``own`` (ties by name), never itself."""
+    order = sorted((j for j in range(len(names)) if j != own and co_recorded[j] > 0),
+                   key=lambda j: (-co_recorded[j], names[j]))
+    return tuple(names[j] for j in order[:k])
+
+
+def _fit_one(name: str, features: tuple[str, ...], cases: list[CaseLabs], settings: Mapping[str, Any]) -> LabModel:
+    x, y = design(cases, features), np.array([c.values[name] for c in cases])
+    log = bool(y.min() > 0 and len(y) > 2 and skew(y) > settings["log_skew"])
+    target = np.log(y) if log else y
+    rounds = _rounds(x, target, settings)
+    if rounds == 0:
+        return LabModel(name, features, log, None)
+    regressor = _regressor(settings, max_iter=rounds).fit(x, target)
+    return LabModel(name, features, log, regressor)
+
+
+def _regressor(settings: Mapping[str, Any], **overrides: Any) -> HistGradientBoostingRegressor:
+    return HistGradientBoostingRegressor(random_state=settings["random_state"], **(settings["regressor"] | overrides))
+
+
+def _rounds(x: np.ndarray, y: np.ndarray, settings: Mapping[str, Any]) -> int:
+    """Boosting rounds for one lab by k-fold CV on its training rows: the count with the least held-out
+    absolute error, if it beats round 0 (the fold's median, the loss's starting point) by more than one
+    standard error of the paired gain; else 0, so a lab whose other labs tell nothing gets its median."""
+    errors = np.zeros((settings["regressor"]["max_iter"] + 1, len(y)))
+    for fit, held in KFold(settings["cv_folds"], shuffle=True, random_state=settings["random_state"]).split(x):
+        errors[0, held] = np.abs(y[held] - np.median(y[fit]))
+        staged = _regressor(settings).fit(x[fit], y[fit]).staged_predict(x[held])
+        for i, predicted in enumerate(staged, 1):
+            errors[i, held] = np.abs(y[held] - predicted)
+    best = int(np.argmin(errors.mean(axis=1)))
+    gain = errors[0] - errors[best]
+    return best if gain.mean() > gain.std(ddof=1) / np.sqrt(len(y)) else 0

@@ -1,0 +1,229 @@
+"""ClinLab: leave-one-out training without the diagnosis, the predict policy, replace_fraction, and
+its evaluation against the population median (hand-made frames: fast; the demo: slow)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import polars as pl
+import pytest
+
+import schemas
+from pipelines.episodes.clinlab import ClinLab, clinlab_eval
+from pipelines.episodes.clinlab.evaluation import held_out_items
+from pipelines.episodes.clinlab.model import DEMOGRAPHICS
+from pipelines.episodes.config import preset
+from pipelines.episodes.lab import LaboratoryPhysician, replaced
+from pipelines.episodes.roles import ClinicalState, LatentPatient
+from pipelines.episodes.settings import EpisodeSettings
+from pipelines.episodes.store import CaseStore
+
+# Small regressors, so the fast tests fit in about a second.
+FAST = {"regressor": {"loss": "absolute_error", "max_iter": 30, "learning_rate": 0.1, "max_depth": 2,
+                      "min_samples_leaf": 5}}
+STYLE = json.dumps({"verbosity": "moderate", "anxiety": "calm", "cooperativeness": "cooperative", "recall": "fair"})
+DIAGNOSES = [("Heart failure, unspecified", "I50.9", "I50", "I30-I5A", "09"),
+             ("Pneumonia, unspecified organism", "J18.9", "J18", "J09-J18", "10")]
+# name -> (unit, ref_low, ref_high)
+LABS = {"Hemoglobin": ("g/dL", 12.0, 16.0), "Hematocrit": ("%", 36.0, 46.0), "Sodium": ("mEq/L", 135.0, 145.0),
+        "Chloride": ("mEq/L", 96.0, 106.0), "Potassium": ("mEq/L", 3.5, 5.1), "NT-proBNP": ("pg/mL", 0.0, 125.0),
+        "Lipase": ("IU/L", 0.0, 60.0)}
+
+
+def lab_frames(n_train: int = 80, n_test: int = 20) -> dict[str, pl.DataFrame]:
+    """Cases whose labs hang together (Hct ~ 3 Hgb, Cl ~ Na - 37), one pure-noise lab (Potassium),
+    one set by the diagnosis alone (NT-proBNP), one too rare for a model (Lipase)."""
+    rng = np.random.default_rng(0)
+    cases, units, exams, profiles = [], [], [], []
+    for i in range(n_train + n_test):
+        cid = f"c_{i:016x}"
+        name, code, category, block, chapter = DIAGNOSES[i % 2]
+        cases.append({"case_id": cid, "source": "mimic_iv", "dataset": "demo", "split": "train" if i < n_train else
+                      "test", "age": 20 + (i * 7) % 70, "sex": "MF"[i % 3 == 0], "presentation": "A patient.",
+                      "diagnosis_name": name, "acceptable_names": [name], "primary_icd10": code,
+                      "primary_icd10_category": category, "primary_icd10_block": block,
+                      "primary_icd10_chapter": chapter, "icd_origin": "icd10", "secondary_icd10": [],
+                      "n_units": 1, "n_exams": 0})
+        units.append({"case_id": cid, "unit_id": f"u_{i:016x}", "ordinal": 0, "category": "chief_complaint",
+                      "text": "tired", "negated": False, "importance": "key", "disclosed": True, "source_ref": "t"})
+        profiles.append({"case_id": cid, "openness": 0.5, "conscientiousness": 0.5, "extraversion": 0.5,
+                         "agreeableness": 0.5, "neuroticism": 0.5, "speech_style": STYLE})
+        hgb = round(rng.normal(13, 2), 1)
+        sodium = round(rng.normal(138, 4))
+        values = {"Hemoglobin": hgb, "Hematocrit": round(3 * hgb + rng.normal(0, 0.8), 1), "Sodium": sodium,
+                  "Chloride": round(sodium - 37 + rng.normal(0, 1.5)), "Potassium": round(rng.normal(4.2, 0.5), 1),
+                  "NT-proBNP": round(float(rng.lognormal(8 if code == "I50.9" else 4, 0.3)))}
+        if i < 5:
+            values["Lipase"] = 40.0
+        for exam, value in values.items():
+            unit, low, high = LABS[exam]
+            if exam == "Hemoglobin" and i % 16 == 1:  # another unit: not comparable, so never used
+                unit, value, low, high = "g/L", value * 10, low * 10, high * 10
+            exams.append({"case_id": cid, "exam_name": exam, "kind": "lab", "value_num": float(value),
+                          "value_text": str(value), "unit": unit, "ref_low": low, "ref_high": high,
+                          "abnormal": not low <= value <= high, "offset_hours": 1.0, "origin": "recorded",
+                          "source_ref": "t"})
+        exams.append({"case_id": cid, "exam_name": "Chest X-ray", "kind": "imaging", "value_num": None,
+                      "value_text": "Clear lungs.", "unit": None, "ref_low": None, "ref_high": None, "abnormal": False,
+                      "offset_hours": 1.0, "origin": "recorded", "source_ref": "t"})
+    catalog = [{"exam_name": n, "kind": "lab", "aliases": [], "n_cases": 1} for n in [*LABS, "Troponin T"]]
+    catalog.append({"exam_name": "Chest X-ray", "kind": "imaging", "aliases": ["CXR"], "n_cases": 1})
+    return {"cases": pl.DataFrame(cases), "information_units": pl.DataFrame(units),
+            "exam_results": pl.DataFrame(exams, infer_schema_length=None), "profiles": pl.DataFrame(profiles),
+            "exam_catalog": pl.DataFrame(catalog, schema={"exam_name": pl.Utf8, "kind": pl.Utf8,
+                                                          "aliases": pl.List(pl.Utf8), "n_cases": pl.Int32})}
+
+
+@pytest.fixture(scope="module")
+def frames():
+    return lab_frames()
+
+
+@pytest.fixture(scope="module")
+def lab_store(frames):
+    return CaseStore(frames)
+
+
+@pytest.fixture(scope="module")
+def clinlab(lab_store):
+    return ClinLab.fit(lab_store, **FAST)
+
+
+def state_of(case, exams=None):
+    return ClinicalState(case.age, case.sex, case.patient, exams or case.exams)
+
+
+def test_each_lab_model_takes_age_sex_and_other_labs_only(clinlab, frames):
+    assert sorted(clinlab.models) == ["Chloride", "Hematocrit", "Hemoglobin", "NT-proBNP", "Potassium", "Sodium"]
+    lab_names = set(frames["exam_results"].filter(pl.col("kind") == "lab")["exam_name"])
+    for name, model in clinlab.models.items():
+        assert model.feature_names[:2] == DEMOGRAPHICS
+        assert name not in model.features and set(model.features) <= lab_names - {name}
+        assert not set(model.feature_names) & (set(frames["cases"].columns) - {"age", "sex"})  # no diagnosis
+        if model.regressor is not None:
+            assert model.regressor.n_features_in_ == len(model.feature_names)
+
+
+def test_a_labs_own_value_never_reaches_its_model(clinlab, lab_store):
+    case = lab_store.case(lab_store.case_ids("test")[0])
+    recorded = next(r for r in case.exams.results if r.exam_name == "Hematocrit")
+    absurd = tuple(r if r is not recorded else replace(r, value_num=999.0) for r in case.exams.results)
+    removed = tuple(r for r in case.exams.results if r is not recorded)
+    served = [clinlab("Hematocrit", state_of(case, replace(case.exams, results=results)))
+              for results in (case.exams.results, absurd, removed)]
+    assert served[0] == served[1] == served[2]
+
+
+def test_leave_one_out_learns_from_other_labs_but_cannot_copy_the_target(clinlab, lab_store):
+    items = held_out_items(lab_store, clinlab).with_columns(error=(pl.col("predicted") - pl.col("recorded")).abs())
+    mae = {(name, predictor): value for name, predictor, value
+           in items.group_by("exam_name", "predictor").agg(pl.col("error").mean()).rows()}
+    assert mae["Hematocrit", "clinlab"] < 0.6 * mae["Hematocrit", "population_median"]  # Hct ~ 3 Hgb
+    # a masked target would be copied exactly; pure noise and a diagnosis-only marker stay hard
+    assert mae["Potassium", "clinlab"] > 0.8 * mae["Potassium", "population_median"]
+    assert mae["NT-proBNP", "clinlab"] > 0.8 * mae["NT-proBNP", "population_median"]
+
+
+def test_units_reference_ranges_and_rare_labs(clinlab, lab_store):
+    hgb = clinlab.stats["Hemoglobin"]
+    assert (hgb.unit, hgb.ref_low, hgb.ref_high, hgb.decimals) == ("g/dL", 12.0, 16.0, 1)
+    assert hgb.n == 80 - 5  # the values in g/L do not count
+    assert "Lipase" not in clinlab.models and "Chest X-ray" not in clinlab.stats
+    items = held_out_items(lab_store, clinlab)
+    assert items.filter(exam_name="Hemoglobin")["recorded"].max() < 40  # no test value in g/L is scored
+
+
+def test_fit_is_deterministic(lab_store, clinlab):
+    again = ClinLab.fit(lab_store, **FAST)
+    assert {n: m.features for n, m in again.models.items()} == {n: m.features for n, m in clinlab.models.items()}
+    assert held_out_items(lab_store, again).equals(held_out_items(lab_store, clinlab))
+
+
+def test_predict_policy_serves_a_flagged_prediction_where_nothing_is_recorded(clinlab, lab_store):
+    case = lab_store.case(lab_store.case_ids("test")[1])
+    without_sodium = tuple(r for r in case.exams.results if r.exam_name != "Sodium")
+    exams = replace(case.exams, results=without_sodium)
+    latent = LatentPatient(replace(case, exams=exams))
+    physician = LaboratoryPhysician(exams, preset("clinverse"), latent, clinlab)
+    (item,) = physician.lookup("sodium").items
+    assert (item.match_type, item.returned, item.result.origin) == ("predicted", True, "predicted")
+    assert item.result.unit == "mEq/L" and item.result.value_num == round(item.result.value_num)
+    assert item.result.abnormal == (not 135 <= item.result.value_num <= 145)
+    assert "Sodium:" in item.text and "mEq/L" in item.text
+    assert physician.lookup("Troponin T").items[0].match_type == "not_in_case"  # no model: no prediction
+    assert physician.lookup("Hematocrit").items[0].match_type == "exact"  # recorded: looked up
+    null = LaboratoryPhysician(exams, preset("clinverse", unrecorded="null"), latent, clinlab)
+    assert null.lookup("sodium").items[0].match_type == "not_in_case"
+
+
+def test_replace_fraction_picks_items_per_seed():
+    keys = [(f"c_{i:016x}", exam) for i in range(300) for exam in LABS]
+    picked = {seed: {k for k in keys if replaced(seed, *k, 0.1)} for seed in (7, 8)}
+    assert picked[7] == {k for k in keys if replaced(7, *k, 0.1)}  # the same seed, the same items
+    assert picked[7] != picked[8]
+    assert 0.07 < len(picked[7]) / len(keys) < 0.13
+    assert picked[7] <= {k for k in keys if replaced(7, *k, 0.2)}
+    assert not any(replaced(7, *k, 0.0) for k in keys)
+
+
+def test_replace_fraction_serves_recorded_labs_as_masked_predictions(clinlab, lab_store):
+    seen = []
+
+    def spy(exam, state):
+        seen.append((exam, {r.exam_name for r in state.exams.results}))
+        return clinlab(exam, state)
+
+    def served(seed):
+        out = {}
+        for case_id in lab_store.case_ids("test"):
+            case = lab_store.case(case_id)
+            physician = LaboratoryPhysician(case.exams, preset("clinverse", replace_fraction=0.2),
+                                            LatentPatient(case), spy, seed)
+            out |= {(case_id, i.test_name): i for name in clinlab.models for i in physician.lookup(name).items}
+        return out
+
+    first, again, other = served(7), served(7), served(8)
+    predicted = {k for k, i in first.items() if i.match_type == "predicted"}
+    assert predicted == {k for k, i in again.items() if i.match_type == "predicted"}
+    assert predicted != {k for k, i in other.items() if i.match_type == "predicted"}
+    assert 0 < len(predicted) < len(first) / 2
+    assert predicted == {k for k in first if replaced(7, *k, 0.2)}
+    assert all(first[k].result.origin == "predicted" for k in predicted)
+    assert all(first[k].result.origin == "recorded" for k in set(first) - predicted)
+    assert all(exam not in names for exam, names in seen)  # leave-one-out: the value it replaces is gone
+    case = lab_store.case(lab_store.case_ids("test")[0])
+    physician = LaboratoryPhysician(case.exams, preset("clinverse", replace_fraction=0.99), LatentPatient(case), spy)
+    assert physician.lookup("CXR").items[0].match_type == "exact"  # only numeric lab values are replaced
+
+
+def test_episode_settings_take_the_predictor_and_refuse_replacement_without_one(clinlab, lab_store):
+    with pytest.raises(ValueError, match="replace_fraction needs a trained predictor"):
+        EpisodeSettings(lab_store, "clinverse", replace_fraction=0.1)
+    with pytest.raises(ValueError, match="replace_fraction must be in"):
+        preset("clinverse", replace_fraction=1.5)
+    settings = EpisodeSettings(lab_store, "clinverse", predictor=clinlab, replace_fraction=0.1)
+    assert settings.config().replace_fraction == 0.1 and preset("medevoeval").replace_fraction == 0.0
+
+
+def test_eval_frame_conforms_to_the_schema(frames, clinlab):
+    frame = clinlab_eval(frames, clinlab)
+    schemas.validate("clinlab_eval", frame)
+    assert frame.columns == list(schemas.get("clinlab_eval").columns)
+    by_predictor = {p: dict(zip(g["exam_name"], g["n"])) for (p,), g in frame.group_by("predictor")}
+    assert by_predictor["clinlab"] == by_predictor["population_median"]  # the same items for both
+    assert by_predictor["clinlab"]["ALL"] == sum(n for name, n in by_predictor["clinlab"].items() if name != "ALL")
+    assert set(by_predictor["clinlab"]) == {"ALL", *clinlab.models}
+
+
+@pytest.mark.slow
+def test_clinlab_beats_the_population_median_on_every_overall_metric_on_the_demo(demo_home):
+    frame = clinlab_eval(CaseStore.from_home(demo_home))
+    schemas.validate("clinlab_eval", frame)
+    overall = {row["predictor"]: row for row in frame.filter(exam_name="ALL").iter_rows(named=True)}
+    ours, median = overall["clinlab"], overall["population_median"]
+    assert ours["n"] == median["n"] > 100
+    for metric in ("mape", "median_mape", "mae", "norm_ref_err", "wasserstein"):
+        assert ours[metric] < median[metric], (metric, ours, median)
+    assert ours["anomaly_recall"] > median["anomaly_recall"], (ours, median)
