@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pipelines.config import environment_values, episode_preset
+from pipelines.episodes.clinlab import ClinLab
 from pipelines.episodes.config import EpisodeConfig, preset
 from pipelines.episodes.consultant import OfflineConsultant
 from pipelines.episodes.engine import Consultant, Engine
@@ -66,6 +67,11 @@ class Backends:
     def consultant(self) -> OfflineConsultant:
         return OfflineConsultant(self.knowledge)
 
+    @cached_property
+    def clinlab(self) -> ClinLab:
+        """The results predictor, trained on the store's train split (never on the diagnosis)."""
+        return ClinLab.fit(self.store)
+
 
 @cache
 def backends(store: CaseStore) -> Backends:
@@ -76,15 +82,18 @@ class EpisodeSettings:
     """What every episode of a run shares: the cases, the preset, the seed and the backends."""
 
     def __init__(self, store: CaseStore, preset_name: str = DEFAULT_PRESET, seed: int = DEFAULT_SEED,
-                 predictor: Predictor = no_prediction, **overrides: Any):
+                 predictor: Predictor | None = None, **overrides: Any):
+        """``predictor``: None means ClinLab (fitted once per store) where the preset predicts
+        unrecorded results or replaces recorded ones, and no prediction otherwise."""
         self.store = store
         self.preset = preset_name
         self.seed = seed
-        self.predictor = predictor
         self.overrides = overrides
         self.backends = backends(store)
         config = preset(preset_name, **overrides)  # fail now, not at the first reset
-        if config.replace_fraction > 0 and predictor is no_prediction:
+        predicts = config.unrecorded == "predict" or config.replace_fraction > 0
+        self.predictor = predictor if predictor is not None else (self.backends.clinlab if predicts else no_prediction)
+        if config.replace_fraction > 0 and self.predictor is no_prediction:
             raise ValueError("replace_fraction needs a trained predictor (ClinLab) in the episode settings")
 
     def config(self, preset_name: str | None = None, **overrides: Any) -> EpisodeConfig:
@@ -120,7 +129,7 @@ _settings: EpisodeSettings | None = None
 
 
 def configure(home: Path | str | None = None, *, store: CaseStore | None = None, preset_name: str = DEFAULT_PRESET,
-              seed: int = DEFAULT_SEED, predictor: Predictor = no_prediction, **overrides: Any) -> EpisodeSettings:
+              seed: int = DEFAULT_SEED, predictor: Predictor | None = None, **overrides: Any) -> EpisodeSettings:
     """Set what every ``DiagnosticEpisode()`` of this process runs on (a store, or a warehouse home)."""
     global _settings
     _settings = EpisodeSettings(store or CaseStore.from_home(home or _home()), preset_name, seed, predictor,

@@ -15,7 +15,7 @@ from pipelines.episodes.clinlab import ClinLab, clinlab_eval
 from pipelines.episodes.clinlab.evaluation import held_out_items
 from pipelines.episodes.clinlab.model import DEMOGRAPHICS
 from pipelines.episodes.config import preset
-from pipelines.episodes.lab import LaboratoryPhysician, replaced
+from pipelines.episodes.lab import LaboratoryPhysician, no_prediction, replaced
 from pipelines.episodes.roles import ClinicalState, LatentPatient
 from pipelines.episodes.settings import EpisodeSettings
 from pipelines.episodes.store import CaseStore
@@ -200,7 +200,10 @@ def test_replace_fraction_serves_recorded_labs_as_masked_predictions(clinlab, la
 
 def test_episode_settings_take_the_predictor_and_refuse_replacement_without_one(clinlab, lab_store):
     with pytest.raises(ValueError, match="replace_fraction needs a trained predictor"):
-        EpisodeSettings(lab_store, "clinverse", replace_fraction=0.1)
+        EpisodeSettings(lab_store, "clinverse", predictor=no_prediction, replace_fraction=0.1)
+    # Unset, the predictor is ClinLab where the preset predicts, and nothing where it does not.
+    assert isinstance(EpisodeSettings(lab_store, "clinverse").predictor, ClinLab)
+    assert EpisodeSettings(lab_store, "medevoeval").predictor is no_prediction
     with pytest.raises(ValueError, match="replace_fraction must be in"):
         preset("clinverse", replace_fraction=1.5)
     settings = EpisodeSettings(lab_store, "clinverse", predictor=clinlab, replace_fraction=0.1)
