@@ -1,15 +1,19 @@
 """Episode assets: runs of a doctor on the curated cases (one dynamic partition per run, writing
-``runs``, ``episodes`` and ``episode_events``; a rerun resumes), and the boundary stress test.
+``runs``, ``episodes`` and ``episode_events``; a rerun resumes), the boundary stress test and the
+ClinLab evaluation.
 
 ``episode_run`` is outside the ``build`` job (it is partitioned, the build is not): `clinverse
 episodes` adds the run as a partition and materialises it, the UI runs it with the
-``episodes`` job and a run config naming the doctor. ``stress_test`` belongs to the build.
+``episodes`` job and a run config naming the doctor. ``stress_test`` and ``clinlab_eval`` belong to
+the build.
 """
 
 import time
 
 import dagster as dg
+import polars as pl
 
+from pipelines.episodes.clinlab import clinlab_eval as evaluate_clinlab
 from pipelines.episodes.runs import RUN_TABLES, RunSpec, run_and_export
 from pipelines.episodes.store import CaseStore
 from pipelines.episodes.stress import stress_rates, stress_test as stress_rows
@@ -18,6 +22,7 @@ from pipelines.resources import ClinverseResource
 EPISODE_GROUP = "episodes"  # partitioned by run, so outside the build job
 EPISODE_RUNS = dg.DynamicPartitionsDefinition(name="episode_runs")
 CURATED = ["cases", "information_units", "exam_results", "exam_catalog", "profiles"]
+LOWER_IS_BETTER = ("mape", "median_mape", "mae", "norm_ref_err", "wasserstein")
 
 
 class EpisodeRunConfig(dg.Config):
@@ -78,3 +83,34 @@ def dual_layer_with_self_check_discloses_nothing(clinverse: ClinverseResource) -
     disclosed = int(guarded["disclosed"].sum())
     return dg.AssetCheckResult(passed=guarded.height > 0 and disclosed == 0,
                                metadata={"queries": guarded.height, "disclosed": disclosed})
+
+
+@dg.asset(group_name="evaluation", deps=CURATED, kinds={"scikit-learn", "parquet"},
+          description="ClinLab against a population-median baseline on held-out test-split lab values, per lab and ALL.")
+def clinlab_eval(clinverse: ClinverseResource) -> dg.MaterializeResult:
+    started = time.perf_counter()
+    warehouse = clinverse.warehouse()
+    frame = evaluate_clinlab(CaseStore.from_warehouse(warehouse))
+    warehouse.write("clinlab_eval", frame)
+    overall = {p: m for p, *m in frame.filter(frame["exam_name"] == "ALL").select(
+        "predictor", "n", *LOWER_IS_BETTER, "anomaly_recall").iter_rows()}
+    return dg.MaterializeResult(metadata={
+        "rows": frame.height, "labs": frame["exam_name"].n_unique() - 1, "seconds": round(time.perf_counter() - started, 3),
+        **{f"{p}_{name}": (round(v, 4) if isinstance(v, float) else v)
+           for p, values in overall.items() for name, v in zip(("n", *LOWER_IS_BETTER, "anomaly_recall"), values)},
+    })
+
+
+@dg.asset_check(asset=clinlab_eval)
+def clinlab_beats_the_baseline_overall(clinverse: ClinverseResource) -> dg.AssetCheckResult:
+    """On every overall metric ClinLab is at least as good as the population median (lower errors,
+    higher anomaly recall). Not blocking: a small cohort may not support it, and it says so."""
+    frame = clinverse.warehouse().read("clinlab_eval").filter(pl.col("exam_name") == "ALL")
+    rows = {r["predictor"]: r for r in frame.iter_rows(named=True)}
+    model, baseline = rows.get("clinlab"), rows.get("population_median")
+    if model is None or baseline is None:
+        return dg.AssetCheckResult(passed=False, metadata={"problem": "no overall rows (no lab with a model)"})
+    behind = [m for m in LOWER_IS_BETTER if (model[m] or 0) > (baseline[m] or 0)]
+    if (model["anomaly_recall"] or 0) < (baseline["anomaly_recall"] or 0):
+        behind.append("anomaly_recall")
+    return dg.AssetCheckResult(passed=not behind, metadata={"behind_the_baseline_on": ", ".join(behind) or "none"})

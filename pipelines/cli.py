@@ -180,6 +180,12 @@ def _print_summary(warehouse) -> None:
         out.print(summary)
     if warehouse.exists("stress_test"):
         _print_rates(out, warehouse)
+    if warehouse.exists("clinlab_eval"):
+        overall = warehouse.query("SELECT * EXCLUDE (exam_name) FROM clinlab_eval WHERE exam_name = 'ALL' ORDER BY predictor")
+        table = Table(*overall.columns, title="ClinLab on held-out test-split lab values (all labs)")
+        for row in overall.iter_rows():
+            table.add_row(*(f"{v:.4f}" if isinstance(v, float) else str(v) for v in row))
+        out.print(table)
     out.print(f'query it: clinverse query --home {warehouse.home} "SELECT * FROM cases LIMIT 5"')
 
 

@@ -114,3 +114,20 @@ def test_clinverse_episodes_runs_resumes_and_prints_a_summary(home, capsys):
     assert "(0 new, 3 resumed)" in " ".join(captured.out.split())
     assert main(["episodes", "--home", str(home), "--doctor", "nobody"]) == 2
     assert "unknown doctor 'nobody'" in capsys.readouterr().err
+
+
+def test_the_clinlab_eval_asset_and_its_check(home):
+    from assets.episodes import clinlab_beats_the_baseline_overall, clinlab_eval
+
+    resources = {"clinverse": ClinverseResource(home=str(home))}
+    result = dg.materialize([clinlab_eval, clinlab_beats_the_baseline_overall], resources=resources)
+    assert result.success and all(c.passed for c in result.get_asset_check_evaluations())
+    frame = Warehouse(home).read("clinlab_eval")
+    assert {"clinlab", "population_median"} == set(frame["predictor"]) and "ALL" in set(frame["exam_name"])
+    worse = frame.with_columns(pl.when(pl.col("predictor") == "clinlab").then(pl.col("mae") * 10)
+                               .otherwise(pl.col("mae")).alias("mae"))
+    Warehouse(home).write("clinlab_eval", worse)
+    failed = dg.materialize([clinlab_eval, clinlab_beats_the_baseline_overall], resources=resources,
+                            selection=dg.AssetSelection.checks(clinlab_beats_the_baseline_overall))
+    evaluation = failed.get_asset_check_evaluations()[0]
+    assert not evaluation.passed and evaluation.metadata["behind_the_baseline_on"].value == "mae"
