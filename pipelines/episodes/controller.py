@@ -21,6 +21,7 @@ import schemas
 from pipelines.episodes import actions
 from pipelines.episodes.actions import Action, Ask, CallMdt, Finalize, ProtocolError, RequestTest
 from pipelines.episodes.doctors import Opening, make_doctor
+from pipelines.episodes.engine import Engine
 from pipelines.episodes.environment import DiagnosticEpisode
 from pipelines.episodes.events import events_frame
 from pipelines.episodes.settings import EpisodeSettings, episode_seed
@@ -30,7 +31,8 @@ PATIENTS = ("offline",)
 JUDGE = "icd10_block"  # the reward until the evaluation issue's judge exists
 
 
-def _dispatch(episode: DiagnosticEpisode, action: Action) -> str:
+def dispatch(episode: DiagnosticEpisode, action: Action) -> str:
+    """Carry out a parsed doctor action through the episode's public methods (one engine)."""
     match action:
         case Ask(questions):
             return episode.ask(list(questions))
@@ -62,17 +64,23 @@ def run_episode(settings: EpisodeSettings, doctor_name: str, case_id: str, run_i
         except ProtocolError as exc:
             observation = engine.error_turn(output, str(exc))
             continue
-        observation = _dispatch(episode, action)
+        observation = dispatch(episode, action)
+    return episode_row(engine, run_id, case_id, condition, doctor_name, "offline", seed, start), \
+        events_frame(engine.episode_id, engine.events)
+
+
+def episode_row(engine: Engine, run_id: str, case_id: str, condition: str, doctor: str, patient: str, seed: int,
+                started: float) -> dict[str, Any]:
+    """The ``episodes`` row of a finished episode (``started``: its ``time.perf_counter()`` start)."""
     tally, final = engine.tally, engine.final
-    row = {
+    return {
         "episode_id": engine.episode_id, "run_id": run_id, "case_id": case_id, "condition": condition,
-        "doctor": doctor_name, "patient_simulator": "offline", "seed": seed, "turns": tally.turns,
+        "doctor": doctor, "patient_simulator": patient, "seed": seed, "turns": tally.turns,
         "n_questions": tally.n_questions, "n_tests": tally.n_tests, "n_invalid_tests": tally.n_invalid_tests,
         "n_error_turns": tally.n_error_turns, "called_mdt": tally.mdt_calls > 0, "termination": engine.termination,
         "final_diagnosis": final.diagnosis if final else None, "final_icd10": final.icd10 if final else None,
-        "duration_s": time.perf_counter() - start,
+        "duration_s": time.perf_counter() - started,
     }
-    return row, events_frame(engine.episode_id, engine.events)
 
 
 def run_episodes(store: CaseStore, doctor: str, patient: str, preset: str, cases: Sequence[str] | None, seed: int,

@@ -36,8 +36,8 @@ import polars as pl
 
 import schemas
 from pipelines.episodes import actions
-from pipelines.episodes.actions import Action, Ask, CallMdt, Finalize, ProtocolError, RequestTest
-from pipelines.episodes.controller import episode_frames, run_row
+from pipelines.episodes.actions import Ask, CallMdt, ProtocolError
+from pipelines.episodes.controller import dispatch, episode_frames, episode_row, run_row
 from pipelines.episodes.doctors import DOCTORS, Opening, make_doctor
 from pipelines.episodes.engine import Consultant
 from pipelines.episodes.environment import DiagnosticEpisode
@@ -126,18 +126,6 @@ class LLMEpisodeSettings(EpisodeSettings):
         return LLMConsultant(self._run.bridge, self._run.tags(episode, case.case_id))
 
 
-def _dispatch(episode: DiagnosticEpisode, action: Action) -> str:
-    match action:
-        case Ask(questions):
-            return episode.ask(list(questions))
-        case RequestTest(names):
-            return episode.request_test(list(names))
-        case CallMdt(question):
-            return episode.call_mdt(question)
-        case Finalize(diagnosis, icd10, evidence, plan, follow_up):
-            return episode.finalize(diagnosis, icd10, list(evidence), list(plan), list(follow_up))
-
-
 async def _episode(settings: LLMEpisodeSettings, run: _Run, executor: ThreadPoolExecutor, doctor_name: str,
                    normalise_outputs: bool, case_id: str, condition: str) -> tuple[dict[str, Any], pl.DataFrame]:
     start = time.perf_counter()
@@ -175,19 +163,10 @@ async def _episode(settings: LLMEpisodeSettings, run: _Run, executor: ThreadPool
         threaded = (isinstance(action, Ask) and run.patient == LLM) or \
                    (isinstance(action, CallMdt) and run.consultant == LLM)
         if threaded:
-            observation = await loop.run_in_executor(executor, _dispatch, episode, action)
+            observation = await loop.run_in_executor(executor, dispatch, episode, action)
         else:
-            observation = _dispatch(episode, action)
-    tally, final = engine.tally, engine.final
-    # The same row as controller.run_episode writes, with this run's patient simulator.
-    row = {
-        "episode_id": engine.episode_id, "run_id": run.run_id, "case_id": case_id, "condition": condition,
-        "doctor": doctor_name, "patient_simulator": run.patient, "seed": seed, "turns": tally.turns,
-        "n_questions": tally.n_questions, "n_tests": tally.n_tests, "n_invalid_tests": tally.n_invalid_tests,
-        "n_error_turns": tally.n_error_turns, "called_mdt": tally.mdt_calls > 0, "termination": engine.termination,
-        "final_diagnosis": final.diagnosis if final else None, "final_icd10": final.icd10 if final else None,
-        "duration_s": time.perf_counter() - start,
-    }
+            observation = dispatch(episode, action)
+    row = episode_row(engine, run.run_id, case_id, condition, doctor_name, run.patient, seed, start)
     return row, events_frame(engine.episode_id, engine.events)
 
 
