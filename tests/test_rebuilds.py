@@ -15,6 +15,7 @@ from pipelines.cli import main
 from pipelines.warehouse import Warehouse
 
 pytestmark = pytest.mark.slow
+WITHOUT_SYNTHEA = "not group:profiles and not group:evaluation"  # profiles and what reads them
 UNSET = ("CLINVERSE_MIMIC_NOTE_DIR", "CLINVERSE_SICDB_DIR", "CLINVERSE_MEDQA_PATH", "CLINVERSE_HOME",
          "CLINVERSE_MIMIC_IV_DIR", "CLINVERSE_SYNTHEA_CMD")
 
@@ -34,7 +35,7 @@ def _clinverse(*args: str, env: dict | None = None) -> subprocess.Popen:
 
 def test_queries_during_a_rebuild_never_fail(mimic, tmp_path):
     home = tmp_path / "home"
-    build = ["build", "--mimic-iv", str(mimic), "--home", str(home), "--select", "not group:profiles"]
+    build = ["build", "--mimic-iv", str(mimic), "--home", str(home), "--select", WITHOUT_SYNTHEA]
     assert main(build) == 0
     expected = Warehouse(home).rows("cases")
     rebuild = _clinverse(*build)
@@ -53,7 +54,7 @@ def test_queries_during_a_rebuild_never_fail(mimic, tmp_path):
 
 def test_a_build_killed_during_synthea_leaves_the_previous_tables(mimic, tmp_path):
     home = tmp_path / "home"
-    assert main(["build", "--mimic-iv", str(mimic), "--home", str(home), "--select", "not group:profiles"]) == 0
+    assert main(["build", "--mimic-iv", str(mimic), "--home", str(home), "--select", WITHOUT_SYNTHEA]) == 0
     wh = Warehouse(home)
     published, cases = wh.published_at(), wh.rows("cases")
     started = tmp_path / "synthea-started"
@@ -71,6 +72,6 @@ def test_a_build_killed_during_synthea_leaves_the_previous_tables(mimic, tmp_pat
     assert wh.published_at() == published and wh.rows("cases") == cases and not wh.exists("profiles")
     left_behind = [p for p in (home / "generations").iterdir() if p.is_dir() and p.name != published]
     assert left_behind  # the killed build's generation ...
-    assert main(["build", "--mimic-iv", str(mimic), "--home", str(home), "--select", "not group:profiles"]) == 0
+    assert main(["build", "--mimic-iv", str(mimic), "--home", str(home), "--select", WITHOUT_SYNTHEA]) == 0
     assert not any(p.exists() for p in left_behind)  # ... is removed by the next build
     assert wh.rows("cases") == cases
