@@ -122,8 +122,21 @@ def _word(word: str, last: bool) -> str:
 
 
 def _term_regex(term: str) -> str:
-    words = (normalise(term) if not _case_sensitive(term) else term).split()
+    words = _words(term)
     return _SEP.join(_word(w, i == len(words) - 1) for i, w in enumerate(words))
+
+
+def _words(term: str) -> list[str]:
+    return (normalise(term) if not _case_sensitive(term) else term).split()
+
+
+@lru_cache(maxsize=8192)
+def _starts(terms: tuple[str, ...]) -> tuple[str, ...] | None:
+    """What every match of a term's regex starts with, lower-cased: its first word, less the last
+    letter when :func:`_word` may vary it (a plural ``s``, ``y``/``ies``). None when one is not
+    ASCII: case folding beyond ASCII is the regex engine's (``ſ`` matches ``s``)."""
+    starts = {(w[:-1] if len(w) > 3 else w).lower() for w in (_words(t)[0] for t in terms if _words(t))}
+    return tuple(sorted(starts)) if all(s.isascii() for s in starts) else None
 
 
 @lru_cache(maxsize=8192)
@@ -150,6 +163,10 @@ def find_mentions(text: str | None, terms: list[str]) -> list[Mention]:
     """Non-overlapping whole-word mentions of ``terms`` in ``text``, leftmost-longest, in text order."""
     if not text or not terms:
         return []
+    if text.isascii():  # most texts mention no term: a substring test spares the regexes (and compiling them)
+        starts, lowered = _starts(tuple(terms)), text.lower()
+        if starts is not None and not any(s in lowered for s in starts):
+            return []
     # Accent folding keeps positions only for ASCII; other text is matched on a folded copy with a map.
     folded, where = (text, None) if text.isascii() else _accent_map(text)
     found: list[Mention] = []

@@ -21,8 +21,9 @@ class OfflineConsultant:
     def advise(self, question: str, transcript: Sequence[str]) -> str:
         texts = doctor_texts()["consultant"]
         evidence = "\n".join([question, *transcript])
-        if not self._knowledge.similarities(evidence).any():
+        sims = self._knowledge.similarities(evidence)
+        if not sims.any():
             return texts["no_evidence"]
-        p = self._knowledge.predict(evidence)
+        p = self._knowledge.prediction(sims)
         alternatives = ", ".join(p.alternatives[:ALTERNATIVES]) or texts["no_alternative"]
         return texts["advice"].format(block=p.block, diagnosis=p.diagnosis, code=p.code, alternatives=alternatives)

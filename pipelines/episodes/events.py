@@ -8,7 +8,8 @@ tests (or a panel) one lab row per examination, in the order they were answered.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from functools import cache
 
 import polars as pl
 
@@ -33,7 +34,11 @@ class Event:
 def events_frame(episode_id: str, events: Sequence[Event]) -> pl.DataFrame:
     """The events as ``episode_events`` rows, typed as the schema says (validated by the caller,
     once per run rather than once per episode)."""
-    rows = [{"episode_id": episode_id, **asdict(e)} for e in events]
-    for row in rows:
-        row["unit_ids"], row["memory_card_ids"] = list(row["unit_ids"]), list(row["memory_card_ids"])
-    return pl.DataFrame(rows, schema=schemas.empty("episode_events").schema)
+    rows = [{"episode_id": episode_id, **vars(e), "unit_ids": list(e.unit_ids),
+             "memory_card_ids": list(e.memory_card_ids)} for e in events]
+    return pl.DataFrame(rows, schema=_schema())
+
+
+@cache
+def _schema() -> pl.Schema:
+    return schemas.empty("episode_events").schema

@@ -20,7 +20,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 
 from pipelines.episodes.lab import render
 from pipelines.exams.vocabulary import panels
-from pipelines.episodes.retrieval import WORDS
+from pipelines.episodes.retrieval import WORDS, TextVectors, similarities
 from pipelines.episodes.store import CaseStore
 from pipelines.episodes.views import ExamResult, Unit
 
@@ -64,8 +64,15 @@ class TrainingKnowledge:
                                            ngram_range=(1, 2), max_df=0.5)
         self._matrix = self._vectorizer.fit_transform([evidence_text(c.patient.units, c.exams.results)
                                                        for c in cases])
+        self._vectors = TextVectors(self._vectorizer)
         self.tests = self._test_names(store)
+        self._test_index = {t: i for i, t in enumerate(self.tests)}
+        by_name = {t: rank for rank, t in enumerate(sorted(self.tests))}
+        self._name_rank = np.array([by_name[t] for t in self.tests])  # the order of the names
         self._status = np.array([[self._status_of(c.exams.by_name, t) for t in self.tests] for c in cases])
+        self._abnormal = self._status == ABNORMAL
+        self._recorded = self._status != ABSENT
+        self._abnormal_rate = self._abnormal.mean(axis=0)  # over the whole train split
         # How much hidden, important history each category holds: the order to ask in.
         self.category_weight: Counter[str] = Counter()
         for c in cases:
@@ -86,10 +93,14 @@ class TrainingKnowledge:
         return ABNORMAL if any(r.abnormal for r in found) else RECORDED
 
     def similarities(self, evidence: str) -> np.ndarray:
-        return (self._matrix @ self._vectorizer.transform([evidence]).T).toarray().ravel()
+        """The cosine similarity of the evidence to every train case."""
+        return similarities(self._matrix, self._vectors.dense(evidence))
 
     def predict(self, evidence: str) -> Prediction:
-        sims = self.similarities(evidence)
+        return self.prediction(self.similarities(evidence))
+
+    def prediction(self, sims: np.ndarray) -> Prediction:
+        """The prediction for evidence with these :meth:`similarities`."""
         nearest = np.argsort(-sims, kind="stable")[:NEIGHBOURS]
         votes: Counter[str] = Counter()
         for i in nearest:
@@ -102,13 +113,14 @@ class TrainingKnowledge:
         """``allowed`` tests, ``exclude`` left out, most informative first: the lift of an abnormal
         result among the train cases nearest to the evidence (similarity-weighted) over its rate in
         the whole train split, then how often the nearest cases have it recorded, then the name."""
-        index = {t: i for i, t in enumerate(self.tests)}
+        index = self._test_index
         candidates = [t for t in allowed if t in index and t not in exclude]
         sims = self.similarities(evidence)
         near = np.argsort(-sims, kind="stable")[:TEST_NEIGHBOURHOOD]
         weights = sims[near] / sims[near].sum() if sims[near].sum() > 0 else np.full(near.size, 1 / near.size)
-        abnormal = self._status == ABNORMAL
-        lift = weights @ abnormal[near] - abnormal.mean(axis=0)
-        recorded = weights @ (self._status[near] != ABSENT)
-        return sorted(candidates, key=lambda t: (-lift[index[t]], -recorded[index[t]], t))
+        lift = weights @ self._abnormal[near] - self._abnormal_rate
+        recorded = weights @ self._recorded[near]
+        found = np.array([index[t] for t in candidates], dtype=np.intp)
+        order = np.lexsort((self._name_rank[found], -recorded[found], -lift[found]))  # the last key first
+        return [candidates[i] for i in order.tolist()]
 

@@ -4,28 +4,147 @@
 data/patient_cues.yaml (text only, no label), and shared by every patient. :class:`Retriever`
 ranks one patient's facts for a question: ``text similarity + cue_weight * cue similarity``;
 facts below ``min_score`` are never said, so an unrelated question gets "I don't know".
+
+:class:`TextVectors` turns one text into its TF-IDF vector as a fitted ``TfidfVectorizer`` does,
+without sklearn's per-call validation: the episodes vectorise a few short texts per turn, and
+``transform`` costs more in overhead than in arithmetic.
 """
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib.resources import files
 from typing import Any
 
 import numpy as np
 import yaml
+from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from pipelines.episodes.voice import Fact
 
 WORDS = r"(?u)\b[a-zA-Z][a-zA-Z]+\b"  # numbers carry no topic
 QUESTIONS_CACHED = 4096
+FACT_SETS_CACHED = 4096  # one per patient (case); the matrices are small
+LINES_CACHED = 1 << 16  # lines of evidence (a reply, a result) already tokenised
 
 
 @cache
 def cue_settings() -> dict[str, Any]:
     return yaml.safe_load(files(__package__).joinpath("data/patient_cues.yaml").read_text())
+
+
+class TextVectors:
+    """``vectorizer.transform([text])`` of a fitted, sublinear, l2-normalised ``TfidfVectorizer``,
+    one text at a time, bitwise as sklearn computes it: the same tokens and n-grams, the counts in
+    column order, ``log(tf) + 1``, idf, and the l2 norm summed in column order.
+
+    Evidence texts grow line by line during an episode (each reply, each result), so each line's
+    tokens and in-vocabulary counts are kept (``LINES_CACHED``); a text's counts are its lines'
+    counts plus the bigrams that join the last word of a line to the first of the next, which is
+    what tokenising the whole text gives: the token pattern never spans a newline.
+    """
+
+    def __init__(self, vectorizer: TfidfVectorizer):
+        supported = (vectorizer.analyzer == "word" and vectorizer.token_pattern == WORDS and vectorizer.lowercase
+                     and vectorizer.tokenizer is None and vectorizer.preprocessor is None
+                     and vectorizer.strip_accents is None and vectorizer.input == "content"
+                     and vectorizer.ngram_range in ((1, 1), (1, 2)) and vectorizer.sublinear_tf
+                     and vectorizer.use_idf and vectorizer.norm == "l2" and not vectorizer.binary)
+        if not supported:
+            raise ValueError("TextVectors reproduces lower-cased WORDS unigrams (and bigrams) with sublinear, "
+                             "idf-weighted, l2-normalised TF-IDF only")
+        self._tokenize = vectorizer.build_tokenizer()
+        self._stop_words = vectorizer.get_stop_words() or frozenset()
+        self._bigrams = vectorizer.ngram_range == (1, 2)
+        self._columns = vectorizer.vocabulary_
+        self._idf = vectorizer.idf_
+        self.size = len(self._columns)
+        self._line = lru_cache(maxsize=LINES_CACHED)(self._line_counts)
+
+    def _line_counts(self, line: str) -> _Line | None:
+        """One line's words (stop words left out) and its in-vocabulary unigram and bigram counts."""
+        words = [w for w in self._tokenize(line.lower()) if w not in self._stop_words]
+        if not words:
+            return None
+        features = Counter(words)
+        if self._bigrams:
+            features.update(map(" ".join, zip(words, words[1:])))
+        columns = self._columns
+        found = [(columns[f], n) for f, n in features.items() if f in columns]
+        return _Line(words[0], words[-1], np.array([c for c, _ in found], dtype=np.intp),
+                     np.array([n for _, n in found], dtype=np.float64))
+
+    def counts(self, text: str) -> np.ndarray:
+        """The text's term counts, one per column (what ``CountVectorizer.transform`` counts)."""
+        lines = [line for line in map(self._line, text.split("\n")) if line is not None]
+        columns = [line.columns for line in lines]
+        counts = [line.counts for line in lines]
+        if self._bigrams:
+            joins = [self._columns.get(f"{a.last} {b.first}") for a, b in zip(lines, lines[1:])]
+            joins = [c for c in joins if c is not None]
+            columns.append(np.array(joins, dtype=np.intp))
+            counts.append(np.ones(len(joins)))
+        if not lines:
+            return np.zeros(self.size)
+        found = np.bincount(np.concatenate(columns), np.concatenate(counts), minlength=self.size)
+        return found.astype(np.float64, copy=False)  # bincount counts in integers when it has no weight
+
+    def sparse(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """The text's non-zero columns (ascending) and their weights."""
+        counts = self.counts(text)
+        indices = np.flatnonzero(counts)
+        data = counts[indices]
+        np.log(data, data)
+        data += 1.0
+        data *= self._idf[indices]
+        if data.size:  # the squares summed one after the other, as sklearn's inplace_csr_row_normalize_l2
+            data /= math.sqrt(np.add.accumulate(data * data)[-1])
+        return indices, data
+
+    def dense(self, text: str) -> np.ndarray:
+        return densify(*self.sparse(text), self.size)
+
+    def matrix(self, texts: Sequence[str]) -> sparse.csr_matrix:
+        """``vectorizer.transform(texts)``: one row per text."""
+        rows = [self.sparse(t) for t in texts]
+        indptr = np.cumsum([0, *(len(indices) for indices, _ in rows)])
+        indices = np.concatenate([indices for indices, _ in rows]) if rows else np.zeros(0, dtype=np.intp)
+        data = np.concatenate([data for _, data in rows]) if rows else np.zeros(0)
+        return sparse.csr_matrix((data, indices, indptr), shape=(len(rows), self.size))
+
+
+@dataclass(frozen=True)
+class _Line:
+    first: str  # word
+    last: str
+    columns: np.ndarray
+    counts: np.ndarray
+
+
+def densify(indices: np.ndarray, data: np.ndarray, size: int) -> np.ndarray:
+    vector = np.zeros(size)
+    vector[indices] = data
+    return vector
+
+
+def similarities(matrix: sparse.csr_matrix, vector: np.ndarray) -> np.ndarray:
+    """``matrix @ vector``: each row's products summed in its stored order, as the sparse product
+    with a one-column sparse matrix sums them (the zeros of ``vector`` add nothing)."""
+    return matrix @ vector
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question in the patient's TF-IDF space, and its similarity to every category's cue words."""
+
+    indices: np.ndarray
+    data: np.ndarray
+    cue_scores: np.ndarray  # by category index
 
 
 class Vocabulary:
@@ -35,14 +154,19 @@ class Vocabulary:
         self.vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True, token_pattern=WORDS)
         self.vectorizer.fit([*corpus, *cues.values()])
         self.cue_matrix = self.vectorizer.transform(list(cues.values()))
-        # Doctors repeat their questions across episodes: each is vectorised once.
-        self.question = lru_cache(maxsize=QUESTIONS_CACHED)(self._column)
+        self.text_vectors = TextVectors(self.vectorizer)
+        # Doctors repeat their questions across episodes, and every episode of a case has the same
+        # facts: each is vectorised once.
+        self.question = lru_cache(maxsize=QUESTIONS_CACHED)(self._question)
+        self.fact_matrix = lru_cache(maxsize=FACT_SETS_CACHED)(self.text_vectors.matrix)
 
     def vectors(self, texts: Sequence[str]):
         return self.vectorizer.transform(list(texts))
 
-    def _column(self, text: str):
-        return self.vectorizer.transform([text]).T.tocsr()
+    def _question(self, text: str) -> Question:
+        indices, data = self.text_vectors.sparse(text)
+        cue_scores = similarities(self.cue_matrix, densify(indices, data, self.text_vectors.size))
+        return Question(indices, data, cue_scores)
 
 
 class Retriever:
@@ -54,8 +178,8 @@ class Retriever:
         self._cue_weight = settings["cue_weight"]
         self._max_facts = settings["max_facts"]
         if self._facts:
-            self._texts = vocabulary.vectors([f.text for f in self._facts])
-            self._cues = vocabulary.cue_matrix[[vocabulary.categories[f.category] for f in self._facts]]
+            self._texts = vocabulary.fact_matrix(tuple(f.text for f in self._facts))
+            self._cue_rows = np.array([vocabulary.categories[f.category] for f in self._facts], dtype=np.intp)
 
     def match(self, question: str, said: frozenset[str] = frozenset()) -> list[Fact]:
         """The best-matching facts for ``question``, best first (ties in fact order); facts whose
@@ -64,8 +188,9 @@ class Retriever:
         if not self._facts:
             return []
         q = self._vocabulary.question(question)
-        scores = (self._texts @ q).toarray().ravel() + self._cue_weight * (self._cues @ q).toarray().ravel()
+        text_scores = similarities(self._texts, densify(q.indices, q.data, self._vocabulary.text_vectors.size))
+        scores = text_scores + self._cue_weight * q.cue_scores[self._cue_rows]
         order = np.argsort(-scores, kind="stable")
-        order = [i for i in order if scores[i] >= self._min_score]
+        order = [i for i in order.tolist() if scores[i] >= self._min_score]
         order.sort(key=lambda i: self._facts[i].unit_id in said)
         return [self._facts[i] for i in order[: self._max_facts]]

@@ -15,13 +15,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
-from pipelines.episodes.views import ExamResult, ExamView, ManagerView, require_view
+from pipelines.episodes.views import ExamCatalog, ExamResult, ExamView, ManagerView, require_view
 from pipelines.exams.catalog import name_key
 from pipelines.leakage import diagnosis_terms, find_mentions
 
 SHINGLE = 4  # consecutive words of a text result that count as quoting it
+SCREENS_CACHED = 4096  # a case's rules are built once, whichever episode or stress test needs them
+PATTERNS_CACHED = 1 << 14  # value patterns (many cases share a value)
 _SENTENCE = re.compile(r"[;!?\n]|\.(?!\d)")
+_NUMERIC = re.compile(r"[\s\d.,/<>=+-]+")
 
 
 def _shingles(words: list[str]) -> set[tuple[str, ...]]:
@@ -31,55 +35,112 @@ def _shingles(words: list[str]) -> set[tuple[str, ...]]:
 @dataclass(frozen=True)
 class _ValueCue:
     exam: str
-    names: tuple[str, ...]  # name_key forms, padded with spaces
-    value: re.Pattern[str]
+    names: tuple[tuple[str, ...], ...]  # name_key forms, as words
+    value_pattern: str  # compiled when a sentence first names the exam
+
+    @property
+    def value(self) -> re.Pattern[str]:
+        return _compiled(self.value_pattern)
+
+
+@lru_cache(maxsize=PATTERNS_CACHED)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class _Rules:
+    terms: tuple[str, ...]  # diagnosis terms and codes
+    cues: tuple[_ValueCue, ...]  # exams with a short value
+    quotes: dict[tuple[str, ...], str]  # shingle of a text result -> its exam
+    # first word of an exam name or alias -> (the name, as words; the cues it names, by index)
+    names: dict[str, tuple[tuple[tuple[str, ...], tuple[int, ...]], ...]]
 
 
 class BoundaryScreen:
     def __init__(self, manager: ManagerView, exams: ExamView):
         manager = require_view(manager, ManagerView, "BoundaryScreen")
         exams = require_view(exams, ExamView, "BoundaryScreen")
-        codes = [c for c in (*manager.acceptable_icd10, manager.primary_icd10) if c]
-        extra = [form for c in codes for form in (c, c.replace(".", ""))]
-        if manager.primary_icd10_category:
-            extra.append(manager.primary_icd10_category)
-        self._terms = diagnosis_terms(manager.diagnosis_name, list(manager.acceptable_names),
-                                      manager.primary_icd10, manager.icd10_title) + extra
-        aliases = {e.exam_name: e.aliases for e in exams.catalog.entries}
-        self._cues: list[_ValueCue] = []
-        self._quotes: dict[tuple[str, ...], str] = {}
-        for result in exams.results:
-            self._add(result, aliases.get(result.exam_name, ()))
-
-    def _add(self, result: ExamResult, aliases: tuple[str, ...]) -> None:
-        text_words = name_key(result.value_text).split() if result.value_text else []
-        if len(text_words) >= SHINGLE and not _numeric(result.value_text):
-            for shingle in _shingles(text_words):
-                self._quotes.setdefault(shingle, result.exam_name)
-            return
-        values = {v for v in (result.value_text, f"{result.value_num:g}" if result.value_num is not None else None)
-                  if v and v.strip()}
-        if not values:
-            return
-        names = tuple(sorted({f" {k} " for k in map(name_key, (result.exam_name, *aliases)) if len(k) >= 2}))
-        alternation = "|".join(re.escape(v.strip()) for v in sorted(values, key=len, reverse=True))
-        value = re.compile(rf"(?<![\w.])(?:{alternation})(?![\w]|\.\d)", re.IGNORECASE)
-        self._cues.append(_ValueCue(result.exam_name, names, value))
+        self._rules = _rules(manager, exams)
 
     def hits(self, text: str) -> list[str]:
         """What ``text`` discloses: diagnosis terms found and exams whose result it states."""
-        found = [m.term for m in find_mentions(text, self._terms)]
-        for sentence in _SENTENCE.split(text):
-            padded = f" {name_key(sentence)} "
-            found += [f"{c.exam} value" for c in self._cues
-                      if c.value.search(sentence) and any(n in padded for n in c.names)]
-        quoted = _shingles(name_key(text).split()) & self._quotes.keys()
-        found += sorted({f"{self._quotes[s]} finding" for s in quoted})
+        rules = self._rules
+        found = [m.term for m in find_mentions(text, rules.terms)]
+        if rules.cues:
+            for sentence in _SENTENCE.split(text):
+                named = self._named_cues(name_key(sentence).split())
+                found += [f"{rules.cues[i].exam} value" for i in named if rules.cues[i].value.search(sentence)]
+        if rules.quotes:
+            quoted = _shingles(name_key(text).split()) & rules.quotes.keys()
+            found += sorted({f"{rules.quotes[s]} finding" for s in quoted})
         return found
 
     def discloses(self, text: str) -> bool:
         return bool(self.hits(text))
 
+    def _named_cues(self, words: list[str]) -> list[int]:
+        """The cues, in order, whose exam name or an alias of it the words contain (whole words:
+        ``" hgb "`` in the sentence's padded ``name_key``)."""
+        names = self._rules.names
+        named: set[int] = set()
+        for i, word in enumerate(words):
+            for name, cues in names.get(word, ()):
+                if tuple(words[i : i + len(name)]) == name:
+                    named.update(cues)
+        return sorted(named)
+
+
+@lru_cache(maxsize=SCREENS_CACHED)
+def _rules(manager: ManagerView, exams: ExamView) -> _Rules:
+    """What a case's screen looks for; built once per case (the views are frozen, so they key it)."""
+    codes = [c for c in (*manager.acceptable_icd10, manager.primary_icd10) if c]
+    extra = [form for c in codes for form in (c, c.replace(".", ""))]
+    if manager.primary_icd10_category:
+        extra.append(manager.primary_icd10_category)
+    terms = diagnosis_terms(manager.diagnosis_name, list(manager.acceptable_names), manager.primary_icd10,
+                            manager.icd10_title) + extra
+    aliases = _aliases(exams.catalog)
+    cues: list[_ValueCue] = []
+    quotes: dict[tuple[str, ...], str] = {}
+    for result in exams.results:
+        _add(result, aliases.get(result.exam_name, ()), cues, quotes)
+    named: dict[tuple[str, ...], list[int]] = {}
+    for i, cue in enumerate(cues):
+        for name in cue.names:
+            named.setdefault(name, []).append(i)
+    names: dict[str, list[tuple[tuple[str, ...], tuple[int, ...]]]] = {}
+    for name, found in named.items():
+        names.setdefault(name[0], []).append((name, tuple(found)))
+    return _Rules(tuple(terms), tuple(cues), quotes, {word: tuple(n) for word, n in names.items()})
+
+
+def _add(result: ExamResult, aliases: tuple[str, ...], cues: list[_ValueCue],
+         quotes: dict[tuple[str, ...], str]) -> None:
+    text_words = name_key(result.value_text).split() if result.value_text else []
+    if len(text_words) >= SHINGLE and not _numeric(result.value_text):
+        for shingle in _shingles(text_words):
+            quotes.setdefault(shingle, result.exam_name)
+        return
+    values = {v for v in (result.value_text, f"{result.value_num:g}" if result.value_num is not None else None)
+              if v and v.strip()}
+    if not values:
+        return
+    names = _names(result.exam_name, aliases)
+    alternation = "|".join(re.escape(v.strip()) for v in sorted(values, key=len, reverse=True))
+    cues.append(_ValueCue(result.exam_name, names, rf"(?<![\w.])(?:{alternation})(?![\w]|\.\d)"))
+
+
+@lru_cache(maxsize=16)  # one catalog per store
+def _aliases(catalog: ExamCatalog) -> dict[str, tuple[str, ...]]:
+    return {e.exam_name: e.aliases for e in catalog.entries}
+
+
+@lru_cache(maxsize=PATTERNS_CACHED)
+def _names(exam_name: str, aliases: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """An exam's name and aliases as ``name_key`` words (one-letter keys left out)."""
+    return tuple(sorted({tuple(k.split()) for k in map(name_key, (exam_name, *aliases)) if len(k) >= 2}))
+
 
 def _numeric(text: str | None) -> bool:
-    return bool(text) and bool(re.fullmatch(r"[\s\d.,/<>=+-]+", text))
+    return bool(text) and bool(_NUMERIC.fullmatch(text))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib.resources import files
 
 import yaml
@@ -26,6 +26,7 @@ def boundary_cues() -> dict[str, tuple[re.Pattern[str], ...]]:
     return {kind: tuple(re.compile(p, re.IGNORECASE) for p in patterns) for kind, patterns in data.items()}
 
 
+@lru_cache(maxsize=4096)  # doctors repeat their questions across episodes
 def boundary_request(question: str) -> str | None:
     """The kind of boundary a question crosses (``diagnosis``, ``results`` ...), or None."""
     for kind, patterns in boundary_cues().items():

@@ -100,6 +100,13 @@ class ExamCatalog:
 
     entries: tuple[CatalogEntry, ...]
 
+    def __hash__(self) -> int:  # views are cache keys (the boundary screen's); hashed once
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        return hash(self.entries)
+
     @cached_property
     def names(self) -> tuple[str, ...]:
         return tuple(e.exam_name for e in self.entries)
@@ -124,6 +131,13 @@ class ExamView:
     case_id: str
     results: tuple[ExamResult, ...]
     catalog: ExamCatalog
+
+    def __hash__(self) -> int:  # views are cache keys (the boundary screen's); hashed once
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        return hash((self.case_id, self.results, self.catalog))
 
     @cached_property
     def by_name(self) -> dict[str, ExamResult]:

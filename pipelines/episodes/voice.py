@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib.resources import files
 from typing import Any
 
@@ -52,6 +52,7 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+@lru_cache(maxsize=1 << 16)  # a patient says a fact in every episode of its case
 def first_person(fact: Fact) -> str:
     """One fact as one first-person sentence."""
     voice = _voice()

@@ -31,13 +31,19 @@ REFERENCES_FILE = "reference_ranges.csv"
 _LOINC = re.compile(r"[0-9]{1,7}-[0-9]")
 
 
+_NOT_KEY = re.compile(r"[^a-z0-9%]+")
+
+
 def name_key(name: str | None) -> str:
     """Comparison key: lower case, accents stripped, punctuation folded to single spaces."""
     if not name:
         return ""
-    decomposed = unicodedata.normalize("NFKD", name.replace("ß", "ss"))
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
-    return re.sub(r"[^a-z0-9%]+", " ", plain).strip()
+    if name.isascii():  # nothing to decompose (the common case: a screen folds every patient sentence)
+        plain = name.lower()
+    else:
+        decomposed = unicodedata.normalize("NFKD", name.replace("ß", "ss"))
+        plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
+    return _NOT_KEY.sub(" ", plain).strip()
 
 
 @dataclass(frozen=True)
