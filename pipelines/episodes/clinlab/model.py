@@ -108,8 +108,7 @@ class ClinLab:
         case = self.inputs(state)
         key = (exam_name, case.age, case.sex, tuple(sorted(case.values.items())))
         if key not in self._served:
-            with threadpool_limits(1, user_api="openmp"):  # one row: OpenMP threads only cost (~100 ms under load)
-                self._served[key] = self.stats[exam_name].result(self.predict(exam_name, [case])[0])
+            self._served[key] = self.stats[exam_name].result(self.predict(exam_name, [case])[0])
         return self._served[key]
 
     def __repr__(self) -> str:
