@@ -20,7 +20,7 @@ import polars as pl
 import schemas
 from pipelines.episodes import actions
 from pipelines.episodes.actions import Action, Ask, CallMdt, Finalize, ProtocolError, RequestTest
-from pipelines.episodes.doctors import Opening, make_doctor
+from pipelines.episodes.doctors import Doctor, Opening, make_doctor
 from pipelines.episodes.engine import Engine
 from pipelines.episodes.environment import DiagnosticEpisode
 from pipelines.episodes.events import events_frame
@@ -54,19 +54,29 @@ def run_episode(settings: EpisodeSettings, doctor_name: str, case_id: str, run_i
     engine = episode.engine
     seed = episode_seed(settings.seed, case_id)
     doctor = make_doctor(doctor_name, settings.backends.knowledge, seed)
+    begin(doctor, settings, engine, case_id, observation)
+    while not engine.done:
+        action, observation = parse_turn(engine, doctor.act(observation))
+        if action is not None:
+            observation = dispatch(episode, action)
+    return episode_row(engine, run_id, case_id, condition, doctor_name, "offline", seed, start), \
+        events_frame(engine.episode_id, engine.events)
+
+
+def begin(doctor: Doctor, settings: EpisodeSettings, engine: Engine, case_id: str, observation: str) -> None:
+    """Give a doctor its opening: the presentation, what it may order, and (only a privileged
+    doctor such as ``full_info``) the case's patient and exam views."""
     case = settings.store.case(case_id)
     doctor.begin(Opening(observation, case.presentation, settings.catalog_names(engine.config), engine.config,
                          (case.patient, case.exams) if doctor.privileged else None))
-    while not engine.done:
-        output = doctor.act(observation)
-        try:
-            action = actions.parse(output)
-        except ProtocolError as exc:
-            observation = engine.error_turn(output, str(exc))
-            continue
-        observation = dispatch(episode, action)
-    return episode_row(engine, run_id, case_id, condition, doctor_name, "offline", seed, start), \
-        events_frame(engine.episode_id, engine.events)
+
+
+def parse_turn(engine: Engine, output: str) -> tuple[Action | None, str | None]:
+    """A doctor's output as an action, or (None, the reply to an error turn) when it is unusable."""
+    try:
+        return actions.parse(output), None
+    except ProtocolError as exc:
+        return None, engine.error_turn(output, str(exc))
 
 
 def episode_row(engine: Engine, run_id: str, case_id: str, condition: str, doctor: str, patient: str, seed: int,

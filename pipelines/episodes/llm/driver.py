@@ -35,10 +35,9 @@ from typing import Any
 import polars as pl
 
 import schemas
-from pipelines.episodes import actions
-from pipelines.episodes.actions import Ask, CallMdt, ProtocolError
-from pipelines.episodes.controller import dispatch, episode_frames, episode_row, run_row
-from pipelines.episodes.doctors import DOCTORS, Opening, make_doctor
+from pipelines.episodes.actions import Ask, CallMdt
+from pipelines.episodes.controller import begin, dispatch, episode_frames, episode_row, parse_turn, run_row
+from pipelines.episodes.doctors import DOCTORS, make_doctor
 from pipelines.episodes.engine import Consultant
 from pipelines.episodes.environment import DiagnosticEpisode
 from pipelines.episodes.events import events_frame
@@ -134,14 +133,12 @@ async def _episode(settings: LLMEpisodeSettings, run: _Run, executor: ThreadPool
     observation = episode.reset(case_id=case_id, run_id=run.run_id)
     engine = episode.engine
     seed = episode_seed(settings.seed, case_id)
-    case = settings.store.case(case_id)
     if doctor_name == LLM:
         doctor: Any = LLMDoctor(run.client, run.tags(engine.episode_id, case_id), normalise_outputs=normalise_outputs,
                                 catalog=settings.store.catalog)
     else:
         doctor = make_doctor(doctor_name, settings.backends.knowledge, seed)
-    doctor.begin(Opening(observation, case.presentation, settings.catalog_names(engine.config), engine.config,
-                         (case.patient, case.exams) if doctor.privileged else None))
+    begin(doctor, settings, engine, case_id, observation)
     while not engine.done:
         if doctor_name == LLM:
             try:
@@ -154,11 +151,8 @@ async def _episode(settings: LLMEpisodeSettings, run: _Run, executor: ThreadPool
                 continue
             action = turn.action
         else:
-            output = doctor.act(observation)
-            try:
-                action = actions.parse(output)
-            except ProtocolError as exc:
-                observation = engine.error_turn(output, str(exc))
+            action, observation = parse_turn(engine, doctor.act(observation))
+            if action is None:
                 continue
         threaded = (isinstance(action, Ask) and run.patient == LLM) or \
                    (isinstance(action, CallMdt) and run.consultant == LLM)
