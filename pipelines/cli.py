@@ -174,29 +174,33 @@ def _print_summary(warehouse) -> None:
             "SELECT source, dataset, count(*) AS cases, count(DISTINCT primary_icd10_category) AS categories, "
             "sum(n_units) AS units, sum(n_exams) AS exams FROM cases GROUP BY ALL ORDER BY source"
         )
-        summary = Table(*per_source.columns, title="cases per source")
-        for row in per_source.iter_rows():
-            summary.add_row(*map(str, row))
-        out.print(summary)
+        out.print(_frame_table(per_source, "cases per source"))
     if warehouse.exists("stress_test"):
         _print_rates(out, warehouse)
     if warehouse.exists("clinlab_eval"):
         overall = warehouse.query("SELECT * EXCLUDE (exam_name) FROM clinlab_eval WHERE exam_name = 'ALL' ORDER BY predictor")
-        table = Table(*overall.columns, title="ClinLab on held-out test-split lab values (all labs)")
-        for row in overall.iter_rows():
-            table.add_row(*(f"{v:.4f}" if isinstance(v, float) else str(v) for v in row))
-        out.print(table)
+        out.print(_frame_table(overall, "ClinLab on held-out test-split lab values (all labs)", digits=4))
     out.print(f'query it: clinverse query --home {warehouse.home} "SELECT * FROM cases LIMIT 5"')
 
 
 def _print_rates(out: Console, warehouse) -> None:
     from pipelines.episodes.stress import stress_rates
 
-    rates = stress_rates(warehouse.read("stress_test"))
-    table = Table(*rates.columns, title="boundary stress test (patient simulator)")
-    for row in rates.iter_rows():
-        table.add_row(*(f"{v:.3f}" if isinstance(v, float) else str(v) for v in row))
-    out.print(table)
+    out.print(_frame_table(stress_rates(warehouse.read("stress_test")), "boundary stress test (patient simulator)",
+                           digits=3))
+
+
+def _frame_table(frame, title: str | None = None, digits: int | None = None) -> Table:
+    """A frame as a rich table: nulls empty, floats to ``digits`` places when given."""
+    def cell(value) -> str:
+        if value is None:
+            return ""
+        return f"{value:.{digits}f}" if digits is not None and isinstance(value, float) else str(value)
+
+    table = Table(*frame.columns, title=title)
+    for row in frame.iter_rows():
+        table.add_row(*map(cell, row))
+    return table
 
 
 def _json_nested(frame):
@@ -225,10 +229,7 @@ def _query(args: argparse.Namespace) -> int:
     elif args.format == "json":
         sys.stdout.write(json.dumps(frame.to_dicts(), default=str, indent=1) + "\n")
     else:
-        table = Table(*frame.columns)
-        for row in frame.iter_rows():
-            table.add_row(*("" if v is None else str(v) for v in row))
-        Console().print(table)
+        Console().print(_frame_table(frame))
         console.print(f"{frame.height} row(s)")
     return 0
 

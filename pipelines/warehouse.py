@@ -134,6 +134,7 @@ class Warehouse:
     def write_query(self, table: str, con: duckdb.DuckDBPyConnection, sql: str, partition: str | None = None) -> int:
         """Stream a DuckDB query into the table's Parquet file (for large tables), validated before
         it is published (:func:`schemas.validate_parquet`, in bounded batches)."""
+        _require_contract(table)
         with self._publishing(table, partition) as tmp:
             con.execute(f"COPY ({sql}) TO '{tmp}' (FORMAT parquet, COMPRESSION zstd)")
             if schemas.has(table):
@@ -146,7 +147,6 @@ class Warehouse:
     @contextmanager
     def _publishing(self, table: str, partition: str | None) -> Iterator[Path]:
         """A temporary path to write; moved over the target on success, removed on any failure."""
-        _require_contract(table)
         new_table = not self.exists(table)
         target = self._target(table, partition)
         tmp = self._tmp(target)
