@@ -30,6 +30,7 @@ class EpisodeRunConfig(dg.Config):
 
     doctor: str = "retrieval"
     patient: str = "offline"
+    consultant: str = "offline"
     preset: str = "clinverse"
     split: str = "test"
     cases: int | None = None

@@ -239,16 +239,21 @@ def _home(args: argparse.Namespace) -> Path:
 
 
 def _episodes(args: argparse.Namespace) -> int:
+    from pipelines.episodes.llm.config import LLMConfig
+    from pipelines.episodes.llm.egress import EgressRefused
     from pipelines.episodes.runs import RunSpec, run_and_export
     from pipelines.episodes.store import CaseStore
     from pipelines.warehouse import Warehouse, WarehouseError
 
     try:
         spec = RunSpec(doctor=args.doctor, patient=args.patient, preset=args.preset, split=args.split, cases=args.cases,
-                       condition=args.condition, seed=args.seed, run_id=args.run_id)
+                       condition=args.condition, seed=args.seed, run_id=args.run_id, consultant=args.consultant)
+        llm = LLMConfig.from_env() if spec.llm_roles else None
+        for role in spec.llm_roles:
+            llm.role(role)
         warehouse = Warehouse(_home(args))
         store = CaseStore.from_warehouse(warehouse)
-    except (ValueError, KeyError, WarehouseError) as exc:
+    except (ValueError, KeyError, config.SettingError, WarehouseError) as exc:
         console.print(f"[bold red]episodes not started[/]: {exc}")
         return 2
     with Progress(TextColumn(f"[bold]{spec.id}"), BarColumn(), TextColumn("{task.completed}/{task.total} episodes"),
@@ -256,8 +261,9 @@ def _episodes(args: argparse.Namespace) -> int:
         task = bar.add_task("episodes", total=None)
         try:
             written, summary, export = run_and_export(
-                warehouse, store, spec, progress=lambda done, total: bar.update(task, completed=done, total=total))
-        except ValueError as exc:
+                warehouse, store, spec, progress=lambda done, total: bar.update(task, completed=done, total=total),
+                llm=llm)
+        except (ValueError, EgressRefused) as exc:
             console.print(f"[bold red]episodes not run[/]: {exc}")
             return 2
         bar.update(task, completed=written.total, total=written.total)
@@ -308,8 +314,11 @@ def parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser("episodes", help="run a doctor on the warehouse's cases (resumes an interrupted run)")
     e.add_argument("--home", help=f"warehouse folder (env {config.ENV_HOME}, default ./warehouse)")
-    e.add_argument("--doctor", required=True, help="full_info, retrieval or random")
-    e.add_argument("--patient", default="offline", help="patient simulator (default offline)")
+    # Names are checked by RunSpec: importing the episode engine here would slow every command.
+    e.add_argument("--doctor", required=True, help="full_info, retrieval, random, or llm (its endpoint from "
+                   "CLINVERSE_LLM_DOCTOR_* or CLINVERSE_LLM_*)")
+    e.add_argument("--patient", default="offline", help="patient simulator: offline (default) or llm")
+    e.add_argument("--consultant", default="offline", help="the MDT consultant: offline (default) or llm")
     e.add_argument("--preset", default="clinverse", choices=["medevoeval", "clinverse"])
     e.add_argument("--split", default="test", choices=["test", "train"])
     e.add_argument("--cases", type=int, help="the first N cases of the split (default: all)")

@@ -2,7 +2,9 @@
 ``episode_events``, written in batches so an interrupted run resumes where it stopped.
 
 A run is named by a :class:`RunSpec`; without an explicit id the id is derived from the spec, so
-the same command twice resumes rather than duplicates. Rerunning a run skips every case whose
+the same command twice resumes rather than duplicates. A role played by an LLM (doctor, patient or
+consultant ``llm``) runs through :func:`pipelines.episodes.llm.driver.run_llm_episodes`, one batch
+on one event loop, and its request ledger lands in ``llm_requests`` beside the batch. Rerunning a run skips every case whose
 episode is already written and appends the rest as further batch files (``<run_id>-00003``); an id
 reused with a different spec is refused. Traces also export as JSON lines, one episode per line.
 """
@@ -17,14 +19,16 @@ from pathlib import Path
 
 import polars as pl
 
-from pipelines.episodes.controller import PATIENTS, episode_frames, run_episode, run_row
-from pipelines.episodes.doctors import DOCTORS
+from pipelines.episodes.controller import episode_frames, run_episode, run_row
 from pipelines.episodes.judge import Judge
+from pipelines.episodes.llm import CONSULTANTS_LLM, DOCTORS_LLM, PATIENTS_LLM, llm_roles
+from pipelines.episodes.llm.config import LLMConfig
+from pipelines.episodes.llm.ledger import totals
 from pipelines.episodes.settings import DEFAULT_PRESET, DEFAULT_SEED, EpisodeSettings
 from pipelines.episodes.store import CaseStore
 from pipelines.warehouse import Warehouse
 
-RUN_TABLES = ("runs", "episodes", "episode_events")
+RUN_TABLES = ("runs", "episodes", "episode_events", "llm_requests")
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.]*(?:-[A-Za-z0-9_.]+)*$")
 BATCH_EPISODES = 50  # episodes per batch file: what an interruption can lose
 
@@ -39,12 +43,13 @@ class RunSpec:
     condition: str = "baseline"
     seed: int = DEFAULT_SEED
     run_id: str | None = None
+    consultant: str = "offline"
 
     def __post_init__(self) -> None:
-        if self.doctor not in DOCTORS:
-            raise ValueError(f"unknown doctor {self.doctor!r}; known: {', '.join(DOCTORS)}")
-        if self.patient not in PATIENTS:
-            raise ValueError(f"unknown patient simulator {self.patient!r}; known: {', '.join(PATIENTS)}")
+        for role, value, known in (("doctor", self.doctor, DOCTORS_LLM), ("patient simulator", self.patient, PATIENTS_LLM),
+                                   ("consultant", self.consultant, CONSULTANTS_LLM)):
+            if value not in known:
+                raise ValueError(f"unknown {role} {value!r}; known: {', '.join(known)}")
         if self.split not in ("train", "test"):
             raise ValueError(f"split must be train or test, not {self.split!r}")
         if self.run_id is not None and (not RUN_ID.match(self.run_id) or re.search(r"-\d{5}$", self.run_id)):
@@ -56,7 +61,12 @@ class RunSpec:
         if self.run_id:
             return self.run_id
         size = f"n{self.cases}" if self.cases is not None else "all"
-        return f"{self.doctor}-{self.patient}-{self.preset}-{self.split}-{size}-{self.condition}-s{self.seed}"
+        consultant = "" if self.consultant == "offline" else f"-mdt.{self.consultant}"
+        return f"{self.doctor}-{self.patient}{consultant}-{self.preset}-{self.split}-{size}-{self.condition}-s{self.seed}"
+
+    @property
+    def llm_roles(self) -> tuple[str, ...]:
+        return llm_roles(self.doctor, self.patient, self.consultant)
 
     def selection(self) -> str:
         return f"{self.split} split, {'all cases' if self.cases is None else f'first {self.cases} by case_id'}"
@@ -84,34 +94,89 @@ def _existing_spec(warehouse: Warehouse, run_id: str) -> dict | None:
 
 
 def run(warehouse: Warehouse, store: CaseStore, spec: RunSpec, progress: ProgressFn | None = None,
-        batch: int = BATCH_EPISODES) -> RunWritten:
-    """Write the run's episodes that are not written yet, batch by batch; returns what it did."""
+        batch: int = BATCH_EPISODES, llm: LLMConfig | None = None) -> RunWritten:
+    """Write the run's episodes that are not written yet, batch by batch; returns what it did.
+    ``llm`` serves the spec's LLM roles (default :meth:`LLMConfig.from_env`); a resumed run must
+    use the same models."""
     run_id = spec.id
+    player = _LLMPlayer(store, spec, llm or LLMConfig.from_env()) if spec.llm_roles else _OfflinePlayer(store, spec)
     recorded = _existing_spec(warehouse, run_id)
-    wanted = asdict(spec) | {"run_id": run_id}
+    wanted = asdict(spec) | {"run_id": run_id} | player.identity
     if recorded is not None and recorded != wanted:
         raise ValueError(f"run {run_id} exists with another configuration ({recorded}); choose another --run-id")
     case_ids = run_cases(store, spec)
     done = set(warehouse.read_partition("episodes", run_id)["case_id"].to_list())
     todo = [c for c in case_ids if c not in done]
-    settings = EpisodeSettings(store, spec.preset, spec.seed)
-    runs = run_row(settings, run_id, spec.doctor, spec.patient, spec.condition, spec.selection())
+    runs = player.runs_row(spec.selection())
     config = json.loads(runs["config"].item()) | {"spec": wanted}
     warehouse.write("runs", runs.with_columns(pl.lit(json.dumps(config, sort_keys=True)).alias("config")),
                     partition=run_id)
     next_batch = len(warehouse.partition_files("episodes", run_id))
-    for start in range(0, len(todo), batch):
-        results = [run_episode(settings, spec.doctor, case_id, run_id, spec.condition)
-                   for case_id in todo[start:start + batch]]
-        episodes, events = episode_frames(results)
+    size = player.batch_size(batch)
+    for start in range(0, len(todo), size):
+        chunk = todo[start:start + size]
+        episodes, events, requests = player.play(chunk)
         name = f"{run_id}-{next_batch:05d}"
-        # Events first: a batch counts as done once its episodes file exists.
+        # Events and requests first: a batch counts as done once its episodes file exists.
         warehouse.write("episode_events", events, partition=name)
+        if requests is not None:
+            warehouse.write("llm_requests", requests, partition=name)
         warehouse.write("episodes", episodes, partition=name)
         next_batch += 1
         if progress:
-            progress(len(done) + start + len(results), len(case_ids))
+            progress(len(done) + start + len(chunk), len(case_ids))
     return RunWritten(run_id, len(case_ids), len(todo), len(case_ids) - len(todo))
+
+
+Frames = tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame | None]  # episodes, events, LLM requests (or None)
+
+
+class _OfflinePlayer:
+    """Offline roles only: episodes one after the other in this process."""
+
+    def __init__(self, store: CaseStore, spec: RunSpec):
+        self.spec = spec
+        self.identity: dict[str, object] = {}
+        self.settings = EpisodeSettings(store, spec.preset, spec.seed)
+
+    def runs_row(self, selection: str) -> pl.DataFrame:
+        s = self.spec
+        return run_row(self.settings, s.id, s.doctor, s.patient, s.condition, selection)
+
+    def batch_size(self, batch: int) -> int:
+        return batch
+
+    def play(self, case_ids: list[str]) -> Frames:
+        s = self.spec
+        return (*episode_frames([run_episode(self.settings, s.doctor, c, s.id, s.condition) for c in case_ids]), None)
+
+
+class _LLMPlayer:
+    """At least one LLM role: each batch runs concurrently on one event loop (the LLM driver)."""
+
+    def __init__(self, store: CaseStore, spec: RunSpec, llm: LLMConfig):
+        for role in spec.llm_roles:
+            llm.role(role)  # an unconfigured role fails before anything is written
+        self.store, self.spec, self.llm = store, spec, llm
+        self.identity = {"models": {role: llm.role(role).model for role in spec.llm_roles}}
+
+    def runs_row(self, selection: str) -> pl.DataFrame:
+        from pipelines.episodes.llm.driver import llm_run_row
+
+        s = self.spec
+        return llm_run_row(EpisodeSettings(self.store, s.preset, s.seed), s.id, s.doctor, s.patient, s.consultant,
+                           s.condition, selection, self.llm)
+
+    def batch_size(self, batch: int) -> int:
+        return max(batch, 2 * self.llm.max_in_flight)  # enough episodes to keep every request slot busy
+
+    def play(self, case_ids: list[str]) -> Frames:
+        from pipelines.episodes.llm.driver import run_llm_episodes
+
+        s = self.spec
+        done = run_llm_episodes(self.store, s.doctor, s.patient, s.preset, case_ids, s.seed, s.id, llm=self.llm,
+                                consultant=s.consultant, condition=s.condition)
+        return done.episodes, done.events, done.requests
 
 
 def export_jsonl(warehouse: Warehouse, run_id: str, path: Path) -> int:
@@ -136,19 +201,25 @@ def run_summary(warehouse: Warehouse, store: CaseStore, run_id: str) -> dict[str
     episodes = warehouse.read_partition("episodes", run_id)
     rewards = [Judge(store.case(case_id).manager).code_reward(icd10)
                for case_id, icd10 in episodes.select("case_id", "final_icd10").iter_rows()]
-    return {
+    summary: dict[str, object] = {
         "run_id": run_id, "episodes": episodes.height,
         "finalized": episodes.filter(pl.col("termination") == "finalized").height,
+        "error_turns": int(episodes["n_error_turns"].sum() or 0),
         "mean_turns": round(float(episodes["turns"].mean() or 0.0), 2),
         "block_accuracy": round(sum(rewards) / len(rewards), 4) if rewards else 0.0,
     }
+    requests = warehouse.read_partition("llm_requests", run_id)
+    if requests.height:
+        used = totals(requests)
+        summary |= {k: used[k] for k in ("requests", "retries", "failed", "prompt_tokens", "completion_tokens")}
+    return summary
 
 
-def run_and_export(warehouse: Warehouse, store: CaseStore, spec: RunSpec,
-                   progress: ProgressFn | None = None) -> tuple[RunWritten, dict[str, object], Path]:
+def run_and_export(warehouse: Warehouse, store: CaseStore, spec: RunSpec, progress: ProgressFn | None = None,
+                   llm: LLMConfig | None = None) -> tuple[RunWritten, dict[str, object], Path]:
     """What `clinverse episodes` and the ``episode_run`` asset both do: run (resuming), export the
     traces to ``<home>/exports/episodes-<run_id>.jsonl``, summarise."""
-    written = run(warehouse, store, spec, progress)
+    written = run(warehouse, store, spec, progress, llm=llm)
     export = warehouse.home / "exports" / f"episodes-{written.run_id}.jsonl"
     export_jsonl(warehouse, written.run_id, export)
     return written, run_summary(warehouse, store, written.run_id), export

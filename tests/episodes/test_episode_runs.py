@@ -7,6 +7,7 @@ import shutil
 import dagster as dg
 import polars as pl
 import pytest
+from fake_openai import FakeOpenAI, Reply, turn_of
 
 from assets.episodes import EPISODE_RUNS, dual_layer_with_self_check_discloses_nothing, episode_run, stress_test
 from pipelines.cli import main
@@ -85,7 +86,7 @@ def test_the_episode_asset_is_partitioned_by_run(home):
                             run_config={"ops": {"episode_run": {"config": {"doctor": "random", "cases": 4}}}})
     assert result.success
     metadata = result.asset_materializations_for_node("episode_run")
-    assert {m.asset_key.to_user_string() for m in metadata} == {"runs", "episodes", "episode_events"}
+    assert {m.asset_key.to_user_string() for m in metadata} == {"runs", "episodes", "episode_events", "llm_requests"}
     assert Warehouse(home).read_partition("episodes", "ui-run").height == 4
     assert (home / "exports" / "episodes-ui-run.jsonl").exists()
 
@@ -114,6 +115,44 @@ def test_clinverse_episodes_runs_resumes_and_prints_a_summary(home, capsys):
     assert "(0 new, 3 resumed)" in " ".join(captured.out.split())
     assert main(["episodes", "--home", str(home), "--doctor", "nobody"]) == 2
     assert "unknown doctor 'nobody'" in capsys.readouterr().err
+
+
+DOCTOR_SCRIPT = [{"action": "ASK", "question": "What brings you in today?"},
+                 {"action": "REQUEST_TEST", "test_name": "CBC"},
+                 {"action": "FINALIZE", "diagnosis": ["Pneumonia"], "icd10": "J18.9", "evidence": ["cough"],
+                  "plan": ["antibiotics"], "followup": ["review in 48 hours"]}]
+
+
+def _doctor(body):
+    return Reply(json.dumps(DOCTOR_SCRIPT[min(turn_of(body), len(DOCTOR_SCRIPT) - 1)]))
+
+
+def test_clinverse_episodes_drives_an_llm_doctor_writes_its_ledger_and_resumes(home, monkeypatch, capsys):
+    args = ["episodes", "--home", str(home), "--doctor", "llm", "--cases", "3"]
+    run_id = RunSpec(doctor="llm", cases=3).id
+    with FakeOpenAI(_doctor) as server:
+        monkeypatch.setenv("CLINVERSE_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("CLINVERSE_LLM_MODEL", "doctor-model")
+        assert main(args) == 0
+        sent = len(server.requests)
+        assert main(args) == 0  # the finished run resumes: nothing is sent again
+        assert len(server.requests) == sent == 9
+        monkeypatch.setenv("CLINVERSE_LLM_MODEL", "another-model")
+        assert main(args) == 2  # the same run with another model is refused, not mixed
+    captured = capsys.readouterr()
+    assert "(0 new, 3 resumed)" in " ".join(captured.out.split())
+    assert "exists with another configuration" in " ".join(captured.err.split())
+    warehouse = Warehouse(home)
+    episodes = warehouse.read_partition("episodes", run_id)
+    assert episodes.height == 3 and set(episodes["termination"]) == {"finalized"}
+    assert set(episodes["final_icd10"]) == {"J18.9"}
+    requests = warehouse.read_partition("llm_requests", run_id)
+    assert requests.height == sent and set(requests["role"]) == {"doctor"} and set(requests["status"]) == {"ok"}
+    assert requests["prompt_tokens"].sum() > 0 and set(requests["episode_id"]) == set(episodes["episode_id"])
+    assert warehouse.read_partition("runs", run_id)["doctor_model"].item() == "doctor-model"
+    monkeypatch.delenv("CLINVERSE_LLM_BASE_URL")
+    assert main(["episodes", "--home", str(home), "--doctor", "llm", "--run-id", "unserved"]) == 2
+    assert "no LLM configured for the doctor role" in " ".join(capsys.readouterr().err.split())
 
 
 def test_the_clinlab_eval_asset_and_its_check(home):

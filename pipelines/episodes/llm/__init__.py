@@ -14,3 +14,17 @@
 There is no LLM judge: the episode reward is the deterministic ICD-10 block agreement
 (pipelines/episodes/judge.py) until the evaluation issue's judge protocol exists.
 """
+
+from pipelines.episodes.controller import PATIENTS
+from pipelines.episodes.doctors import DOCTORS
+
+LLM = "llm"  # the name that puts a role on its OpenAI-compatible endpoint
+DOCTORS_LLM = (*DOCTORS, LLM)
+PATIENTS_LLM = (*PATIENTS, LLM)
+CONSULTANTS_LLM = ("offline", LLM)
+
+
+def llm_roles(doctor: str, patient: str, consultant: str = "offline") -> tuple[str, ...]:
+    """The roles of a run that an LLM plays, in role order."""
+    return tuple(role for role, name in (("doctor", doctor), ("patient", patient), ("consultant", consultant))
+                 if name == LLM)

@@ -37,10 +37,11 @@ import polars as pl
 import schemas
 from pipelines.episodes.actions import Ask, CallMdt
 from pipelines.episodes.controller import begin, dispatch, episode_frames, episode_row, parse_turn, run_row
-from pipelines.episodes.doctors import DOCTORS, make_doctor
+from pipelines.episodes.doctors import make_doctor
 from pipelines.episodes.engine import Consultant
 from pipelines.episodes.environment import DiagnosticEpisode
 from pipelines.episodes.events import events_frame
+from pipelines.episodes.llm import CONSULTANTS_LLM, DOCTORS_LLM, LLM, PATIENTS_LLM, llm_roles
 from pipelines.episodes.llm.client import Bridge, HttpClientFactory, LLMClient, LLMFault, Tags
 from pipelines.episodes.llm.config import LLMConfig
 from pipelines.episodes.llm.egress import DataOrigin, EgressGuard
@@ -50,10 +51,6 @@ from pipelines.episodes.patient import Patient
 from pipelines.episodes.settings import EpisodeSettings, episode_seed
 from pipelines.episodes.store import CaseStore, EpisodeCase
 
-LLM = "llm"
-DOCTORS_LLM = (LLM, *DOCTORS)
-PATIENTS_LLM = ("offline", LLM)
-CONSULTANTS_LLM = ("offline", LLM)
 
 
 @dataclass(frozen=True)
@@ -164,6 +161,20 @@ async def _episode(settings: LLMEpisodeSettings, run: _Run, executor: ThreadPool
     return row, events_frame(engine.episode_id, engine.events)
 
 
+def llm_run_row(settings: EpisodeSettings, run_id: str, doctor: str, patient: str, consultant: str,
+                condition: str, case_selection: str, llm: LLMConfig) -> pl.DataFrame:
+    """The ``runs`` row of a run with LLM roles: the offline row plus the consultant, each LLM role's
+    endpoint and sampling (never its key) and the doctor's and patient's models."""
+    used = llm_roles(doctor, patient, consultant)
+    runs = run_row(settings, run_id, doctor, patient, condition, case_selection)
+    config = json.loads(runs["config"].item()) | {"consultant": consultant, "llm": llm.public(used)}
+    models = {role: llm.role(role).model for role in used}
+    runs = runs.with_columns(pl.lit(models.get("doctor"), pl.Utf8).alias("doctor_model"),
+                             pl.lit(models.get("patient"), pl.Utf8).alias("patient_model"),
+                             pl.lit(json.dumps(config, sort_keys=True)).alias("config"))
+    return schemas.conform("runs", runs)
+
+
 async def run_llm_episodes_async(store: CaseStore, doctor: str, patient: str, preset: str,
                                  cases: Sequence[str] | None, seed: int, run_id: str, *,
                                  llm: LLMConfig | None = None, consultant: str = "offline",
@@ -177,8 +188,7 @@ async def run_llm_episodes_async(store: CaseStore, doctor: str, patient: str, pr
         if value not in known:
             raise KeyError(f"no {name} {value!r}; known: {', '.join(known)}")
     llm = llm if llm is not None else LLMConfig.from_env()
-    used = tuple(role for role, name in (("doctor", doctor), ("patient", patient), ("consultant", consultant))
-                 if name == LLM)
+    used = llm_roles(doctor, patient, consultant)
     for role in used:
         llm.role(role)  # an unconfigured role fails now
     case_ids = list(cases) if cases is not None else store.case_ids("test")
@@ -206,13 +216,7 @@ async def run_llm_episodes_async(store: CaseStore, doctor: str, patient: str, pr
     results = [task.result() for task in tasks]
 
     selection = case_selection or ("test split" if cases is None else f"{len(case_ids)} given case ids")
-    runs = run_row(settings, run_id, doctor, patient, condition, selection)
-    config = json.loads(runs["config"].item()) | {"consultant": consultant, "llm": llm.public(used)}
-    models = {role: llm.role(role).model for role in used}
-    runs = runs.with_columns(pl.lit(models.get("doctor"), pl.Utf8).alias("doctor_model"),
-                             pl.lit(models.get("patient"), pl.Utf8).alias("patient_model"),
-                             pl.lit(json.dumps(config, sort_keys=True)).alias("config"))
-    runs = schemas.conform("runs", runs)
+    runs = llm_run_row(settings, run_id, doctor, patient, consultant, condition, selection, llm)
     episodes, events = episode_frames(results)
     resources = ledger.summary(wall_s, llm.max_in_flight) | {
         "episodes": episodes.height, "error_turns": int(episodes["n_error_turns"].sum() or 0)}

@@ -1,7 +1,8 @@
 """The resource ledger: one row per LLM request, summed per run (MedEvoEval Table 10).
 
 Each request (all its attempts together) records its role, episode, model and host, how it ended
-(``ok``, ``timeout``, ``connection_error``, ``server_error``, ``client_error``, ``api_error``),
+(``ok``, ``timeout``, ``connection_error``, ``server_error``, ``client_error``, ``api_error``;
+schemas/llm_requests.py, the warehouse table a run writes them to),
 its attempts and retries, the prompt and completion tokens the server reported in ``usage``
 (null when it reported none), its latency (first attempt to last answer, backoff included) and,
 for doctor outputs, whether they parsed and what the normaliser repaired. :meth:`Ledger.summary`
@@ -18,15 +19,7 @@ from typing import Any
 
 import polars as pl
 
-STATUSES = ("ok", "timeout", "connection_error", "server_error", "client_error", "api_error")
-
-SCHEMA = {
-    "run_id": pl.Utf8, "episode_id": pl.Utf8, "case_id": pl.Utf8, "role": pl.Utf8, "seq": pl.Int32,
-    "turn": pl.Int32, "model": pl.Utf8, "host": pl.Utf8, "status": pl.Utf8, "error": pl.Utf8,
-    "attempts": pl.Int32, "retries": pl.Int32, "prompt_tokens": pl.Int64, "completion_tokens": pl.Int64,
-    "latency_s": pl.Float64, "started_s": pl.Float64, "parsed": pl.Boolean, "repairs": pl.List(pl.Utf8),
-}
-
+import schemas
 
 @dataclass
 class Request:
@@ -83,15 +76,16 @@ class Ledger:
     def frame(self) -> pl.DataFrame:
         with self._lock:
             rows = [asdict(r) for r in self.requests]
-        return pl.DataFrame(rows, schema=SCHEMA).sort("episode_id", "role", "seq")
+        frame = pl.DataFrame(rows, schema=schemas.empty("llm_requests").schema)
+        return schemas.conform("llm_requests", frame.sort("episode_id", "role", "seq"))
 
     def summary(self, wall_s: float | None = None, limit: int | None = None) -> dict[str, Any]:
         """The run's resource use: Table 10's calls, input and output tokens and time, and more."""
         frame = self.frame()
-        out = {**_totals(frame), "wall_s": round(wall_s if wall_s is not None else time.perf_counter() - self.opened, 3),
+        out = {**totals(frame), "wall_s": round(wall_s if wall_s is not None else time.perf_counter() - self.opened, 3),
                "max_in_flight": self.max_in_flight, "max_in_flight_limit": limit}
         out["wall_min"] = round(out["wall_s"] / 60, 3)
-        out["by_role"] = {role: _totals(frame.filter(pl.col("role") == role))
+        out["by_role"] = {role: totals(frame.filter(pl.col("role") == role))
                           for role in sorted(set(frame["role"].to_list()))}
         return out
 
@@ -108,7 +102,7 @@ def per_episode(requests: pl.DataFrame) -> pl.DataFrame:
             .sort("episode_id", "role"))
 
 
-def _totals(frame: pl.DataFrame) -> dict[str, Any]:
+def totals(frame: pl.DataFrame) -> dict[str, Any]:
     prompt = int(frame["prompt_tokens"].sum() or 0)
     completion = int(frame["completion_tokens"].sum() or 0)
     return {
