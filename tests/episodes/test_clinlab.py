@@ -106,6 +106,22 @@ def test_each_lab_model_takes_age_sex_and_other_labs_only(clinlab, frames):
             assert model.regressor.n_features_in_ == len(model.feature_names)
 
 
+def test_the_numpy_forest_gives_exactly_what_sklearn_predicts(clinlab, lab_store):
+    from pipelines.episodes.clinlab.model import design
+    from pipelines.episodes.clinlab.trees import Forest
+
+    cases = [clinlab.inputs(state_of(lab_store.case(c))) for c in lab_store.case_ids()]
+    rng = np.random.default_rng(1)
+    fitted = [m for m in clinlab.models.values() if m.regressor is not None]
+    assert fitted
+    for model in fitted:
+        x = design(cases, model.features)
+        x[rng.random(x.shape) < 0.3] = np.nan  # missing values follow each node's learnt side
+        x = np.vstack([x, np.full((1, x.shape[1]), np.nan), x.max(axis=0, initial=0, where=~np.isnan(x)) + 1e6])
+        assert np.array_equal(Forest(model.regressor).predict(x), model.regressor.predict(x))
+        assert np.array_equal(model.forest.predict(x[:1]), model.regressor.predict(x[:1]))
+
+
 def test_a_labs_own_value_never_reaches_its_model(clinlab, lab_store):
     case = lab_store.case(lab_store.case_ids("test")[0])
     recorded = next(r for r in case.exams.results if r.exam_name == "Hematocrit")

@@ -7,10 +7,10 @@ import shutil
 import dagster as dg
 import polars as pl
 import pytest
-from fake_openai import FakeOpenAI, Reply, turn_of
 
 from assets.episodes import EPISODE_RUNS, dual_layer_with_self_check_discloses_nothing, episode_run, stress_test
 from pipelines.cli import main
+from pipelines.episodes.llm.loopback import FakeOpenAI, Reply, turn_of
 from pipelines.episodes.runs import RunSpec, export_jsonl, run, run_summary
 from pipelines.episodes.store import CaseStore
 from pipelines.resources import ClinverseResource

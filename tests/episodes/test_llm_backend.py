@@ -1,4 +1,4 @@
-"""The OpenAI-compatible backend against a scripted server on loopback (tests/episodes/fake_openai.py).
+"""The OpenAI-compatible backend against a scripted server on loopback (pipelines/episodes/llm/loopback.py).
 
 Covers a whole LLM-doctor episode, the LLM patient (its view, the self-check) and consultant,
 unusable output as error turns, 5xx retried and counted, timeouts as error turns after retries,
@@ -15,7 +15,6 @@ import socket
 import polars as pl
 import pytest
 from episode_cases import case_id, frames
-from fake_openai import FakeOpenAI, Reply, first_user, last_user, turn_of
 
 import schemas
 from pipelines.config import SettingError
@@ -25,6 +24,7 @@ from pipelines.episodes.llm.config import LLMConfig, RoleConfig
 from pipelines.episodes.llm.driver import run_llm_episodes
 from pipelines.episodes.llm.egress import DataOrigin, EgressRefused, is_loopback
 from pipelines.episodes.llm.ledger import Ledger
+from pipelines.episodes.llm.loopback import FakeOpenAI, Reply, first_user, last_user, turn_of
 from pipelines.episodes.llm.normalise import TestNames, normalise
 from pipelines.episodes.llm.roles import LLMPatient, prompts
 from pipelines.episodes.store import CaseStore

@@ -5,7 +5,8 @@ case's age, sex and its values of the K labs most often co-recorded with X on th
 (missing ones stay NaN, which ``HistGradientBoostingRegressor`` handles natively). X itself is
 never a feature of its own model, so the target is masked by construction, and nothing from the
 case but age and sex is read: never the diagnosis. The loss is the absolute error (the model
-estimates the conditional median) and a skewed positive lab is modelled in log space. How many
+estimates the conditional median) and a skewed positive lab is modelled in log space; predictions
+walk the fitted trees in numpy (trees.py: the same values, without sklearn's per-call cost). How many
 boosting rounds a lab gets is chosen by k-fold CV on its training rows; a lab whose other labs do
 not beat its median there is served its training median. A lab recorded in fewer than
 ``min_train_rows`` training cases gets no model and no prediction. Settings: data/clinlab.yaml.
@@ -27,6 +28,7 @@ from sklearn.model_selection import KFold
 from threadpoolctl import threadpool_limits
 
 from pipelines.episodes.clinlab.labs import CaseLabs, LabStats, lab_stats, numeric_labs
+from pipelines.episodes.clinlab.trees import Forest
 from pipelines.episodes.roles import ClinicalState
 from pipelines.episodes.store import CaseStore
 from pipelines.episodes.views import ExamResult
@@ -46,6 +48,7 @@ class LabModel:
     features: tuple[str, ...]  # the co-recorded labs, after age and sex
     log: bool
     regressor: HistGradientBoostingRegressor | None  # None: no boosting round helped in CV, so the median
+    forest: Forest | None = None  # the regressor's trees, for fast predictions (trees.py)
 
     @property
     def feature_names(self) -> tuple[str, ...]:
@@ -99,7 +102,7 @@ class ClinLab:
         model, stats = self.models[exam_name], self.stats[exam_name]
         if model.regressor is None:
             return np.round(np.full(len(cases), stats.median), stats.decimals)
-        predicted = model.regressor.predict(design(cases, model.features))
+        predicted = model.forest.predict(design(cases, model.features))
         return np.round(np.exp(predicted) if model.log else predicted, stats.decimals)
 
     def __call__(self, exam_name: str, state: ClinicalState) -> ExamResult | None:
@@ -130,7 +133,7 @@ def _fit_one(name: str, features: tuple[str, ...], cases: list[CaseLabs], settin
     if rounds == 0:
         return LabModel(name, features, log, None)
     regressor = _regressor(settings, max_iter=rounds).fit(x, target)
-    return LabModel(name, features, log, regressor)
+    return LabModel(name, features, log, regressor, Forest(regressor))
 
 
 def _regressor(settings: Mapping[str, Any], **overrides: Any) -> HistGradientBoostingRegressor:

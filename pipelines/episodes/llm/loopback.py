@@ -1,4 +1,6 @@
-"""A scripted OpenAI-compatible server on loopback, for the LLM backend's tests (never the network).
+"""A scripted OpenAI-compatible server on loopback: the model server of the LLM backend's tests
+and of the benchmark's overhead measurement (never the network), and a way to dry-run a study's
+plumbing without a model.
 
 :class:`FakeOpenAI` serves ``POST /v1/chat/completions`` from Python's ``http.server`` in a
 background thread on 127.0.0.1 (a free port). A *responder* decides each answer from the request
