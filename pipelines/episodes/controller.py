@@ -23,7 +23,7 @@ from pipelines.episodes.actions import Action, Ask, CallMdt, Finalize, ProtocolE
 from pipelines.episodes.doctors import Doctor, Opening, make_doctor
 from pipelines.episodes.engine import Engine
 from pipelines.episodes.environment import DiagnosticEpisode
-from pipelines.episodes.events import events_frame
+from pipelines.episodes.events import event_rows, events_frame
 from pipelines.episodes.settings import EpisodeSettings, episode_seed
 from pipelines.episodes.store import CaseStore
 
@@ -44,10 +44,13 @@ def dispatch(episode: DiagnosticEpisode, action: Action) -> str:
             return episode.finalize(diagnosis, icd10, list(evidence), list(plan), list(follow_up))
 
 
+EpisodeResult = tuple[dict[str, Any], list[dict[str, Any]]]  # an ``episodes`` row and its event rows
+
+
 def run_episode(settings: EpisodeSettings, doctor_name: str, case_id: str, run_id: str,
-                condition: str = "baseline") -> tuple[dict[str, Any], pl.DataFrame]:
+                condition: str = "baseline") -> EpisodeResult:
     """One episode of ``doctor_name`` on ``case_id`` with the offline patient: its ``episodes`` row
-    and its events."""
+    and its event rows."""
     start = time.perf_counter()
     episode = DiagnosticEpisode(settings)
     observation = episode.reset(case_id=case_id, run_id=run_id)
@@ -60,7 +63,7 @@ def run_episode(settings: EpisodeSettings, doctor_name: str, case_id: str, run_i
         if action is not None:
             observation = dispatch(episode, action)
     return episode_row(engine, run_id, case_id, condition, doctor_name, "offline", seed, start), \
-        events_frame(engine.episode_id, engine.events)
+        event_rows(engine.episode_id, engine.events)
 
 
 def begin(doctor: Doctor, settings: EpisodeSettings, engine: Engine, case_id: str, observation: str) -> None:
@@ -121,8 +124,8 @@ def run_row(settings: EpisodeSettings, run_id: str, doctor: str, patient: str, c
     return schemas.conform("runs", runs)
 
 
-def episode_frames(results: Sequence[tuple[dict[str, Any], pl.DataFrame]]) -> tuple[pl.DataFrame, pl.DataFrame]:
+def episode_frames(results: Sequence[EpisodeResult]) -> tuple[pl.DataFrame, pl.DataFrame]:
     """``episodes`` and ``episode_events`` of :func:`run_episode` results, validated."""
     episodes = pl.DataFrame([row for row, _ in results], schema=schemas.empty("episodes").schema)
-    events = pl.concat([frame for _, frame in results]) if results else schemas.empty("episode_events")
+    events = events_frame([event for _, rows in results for event in rows])
     return schemas.conform("episodes", episodes), schemas.conform("episode_events", events)

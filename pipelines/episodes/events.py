@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import polars as pl
 
@@ -31,11 +32,14 @@ class Event:
     error: str | None = None
 
 
-def events_frame(episode_id: str, events: Sequence[Event]) -> pl.DataFrame:
-    """The events as ``episode_events`` rows, typed as the schema says (validated by the caller,
-    once per run rather than once per episode)."""
-    rows = [{"episode_id": episode_id, **vars(e), "unit_ids": list(e.unit_ids),
+def event_rows(episode_id: str, events: Sequence[Event]) -> list[dict[str, Any]]:
+    """An episode's events as ``episode_events`` rows (framed once per batch: :func:`events_frame`)."""
+    return [{"episode_id": episode_id, **vars(e), "unit_ids": list(e.unit_ids),
              "memory_card_ids": list(e.memory_card_ids)} for e in events]
+
+
+def events_frame(rows: Sequence[dict[str, Any]]) -> pl.DataFrame:
+    """Event rows typed as the schema says (validated by the caller, once per batch)."""
     return pl.DataFrame(rows, schema=_schema())
 
 

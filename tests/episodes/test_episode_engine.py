@@ -11,7 +11,7 @@ from pipelines.episodes import settings
 from pipelines.episodes.controller import run_episodes
 from pipelines.episodes.environment import DiagnosticEpisode, EpisodeOver
 from pipelines.episodes.settings import EpisodeSettings, configure
-from pipelines.episodes.events import events_frame
+from pipelines.episodes.events import event_rows, events_frame
 
 HF = case_id("01")
 TOOLS = {"ask", "request_test", "call_mdt", "finalize"}
@@ -122,7 +122,7 @@ def test_events_conform_to_the_contract(store):
     env.ask(["What medications do you take?"])
     env.request_test(["CBC", "Na", "Lipase"])
     env.finalize("Heart failure", "I50.9", [], [], [])
-    frame = events_frame(env.engine.episode_id, env.engine.events)
+    frame = events_frame(event_rows(env.engine.episode_id, env.engine.events))
     assert frame.columns == list(schemas.get("episode_events").columns)
     assert frame.filter(pl.col("actor") == "lab")["test_name"].to_list() == ["Hemoglobin", "Sodium", "Lipase"]
     assert frame["memory_card_ids"].list.len().sum() == 0

@@ -36,11 +36,12 @@ import polars as pl
 
 import schemas
 from pipelines.episodes.actions import Ask, CallMdt
-from pipelines.episodes.controller import begin, dispatch, episode_frames, episode_row, parse_turn, run_row
+from pipelines.episodes.controller import (EpisodeResult, begin, dispatch, episode_frames, episode_row, parse_turn,
+                                           run_row)
 from pipelines.episodes.doctors import make_doctor
 from pipelines.episodes.engine import Consultant
 from pipelines.episodes.environment import DiagnosticEpisode
-from pipelines.episodes.events import events_frame
+from pipelines.episodes.events import event_rows
 from pipelines.episodes.llm import CONSULTANTS_LLM, DOCTORS_LLM, LLM, PATIENTS_LLM, llm_roles
 from pipelines.episodes.llm.client import Bridge, HttpClientFactory, LLMClient, LLMFault, Tags
 from pipelines.episodes.llm.config import LLMConfig
@@ -123,7 +124,7 @@ class LLMEpisodeSettings(EpisodeSettings):
 
 
 async def _episode(settings: LLMEpisodeSettings, run: _Run, executor: ThreadPoolExecutor, doctor_name: str,
-                   normalise_outputs: bool, case_id: str, condition: str) -> tuple[dict[str, Any], pl.DataFrame]:
+                   normalise_outputs: bool, case_id: str, condition: str) -> EpisodeResult:
     start = time.perf_counter()
     loop = asyncio.get_running_loop()
     episode = DiagnosticEpisode(settings)
@@ -158,7 +159,7 @@ async def _episode(settings: LLMEpisodeSettings, run: _Run, executor: ThreadPool
         else:
             observation = dispatch(episode, action)
     row = episode_row(engine, run.run_id, case_id, condition, doctor_name, run.patient, seed, start)
-    return row, events_frame(engine.episode_id, engine.events)
+    return row, event_rows(engine.episode_id, engine.events)
 
 
 def llm_run_row(settings: EpisodeSettings, run_id: str, doctor: str, patient: str, consultant: str,
