@@ -147,6 +147,18 @@ def yaml_record(root: str | Root, name: str, fields: Iterable[str], where: str =
     return record
 
 
+def yaml_mapping(root: str | Root, name: str, fields: Iterable[str] | None = None) -> dict[str, Any]:
+    """A YAML file's top-level mapping (typed scalars); with ``fields``, exactly those keys (none
+    missing, none unknown)."""
+    file, data = _read_yaml(root, name, False)
+    if fields is not None:
+        record = Record(file, "", data)
+        record.only(fields)
+        for field in fields:
+            record.get(field)
+    return data
+
+
 # ------------------------------------------------------------------------------------- Record
 
 

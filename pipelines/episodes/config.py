@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, fields, replace
 from functools import cache
-from importlib.resources import files
 from typing import Any
 
-import yaml
+from pipelines.datafiles import yaml_records
 
 LOOKUPS = ("exact", "alias")
 UNRECORDED = ("predict", "null", "not_in_case")
@@ -48,7 +47,11 @@ SETTINGS = frozenset(f.name for f in fields(EpisodeConfig)) - {"preset"}
 
 @cache
 def presets() -> dict[str, dict[str, Any]]:
-    return yaml.safe_load(files(__package__).joinpath("data/presets.yaml").read_text())
+    out = {}
+    for record in yaml_records(__package__, "data/presets.yaml", "preset"):
+        record.only(SETTINGS)
+        out[record.key] = dict(record.data)
+    return out
 
 
 def preset(name: str, **overrides: Any) -> EpisodeConfig:

@@ -17,12 +17,10 @@ import math
 import random
 from dataclasses import dataclass
 from functools import cache
-from importlib.resources import files
 from typing import Any, Protocol
 
-import yaml
-
 from pipelines import icd
+from pipelines.datafiles import yaml_mapping
 from pipelines.episodes.actions import Action, Ask, CallMdt, Finalize, RequestTest, to_json
 from pipelines.episodes.config import EpisodeConfig
 from pipelines.episodes.knowledge import Prediction, TrainingKnowledge, salient_text
@@ -35,7 +33,7 @@ TESTS, MDT = "tests", "mdt"  # plan steps decided when they come up
 
 @cache
 def doctor_texts() -> dict[str, Any]:
-    return yaml.safe_load(files(__package__).joinpath("data/doctor.yaml").read_text())
+    return yaml_mapping(__package__, "data/doctor.yaml", ("questions", "plan", "follow_up", "mdt_question", "consultant"))
 
 
 @dataclass(frozen=True)

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from functools import cache
-from importlib.resources import files
 from typing import Any
 
-import yaml
+from pipelines.datafiles import yaml_mapping
 
 
 @cache
 def messages() -> dict[str, Any]:
-    return yaml.safe_load(files(__package__).joinpath("data/messages.yaml").read_text())
+    return yaml_mapping(__package__, "data/messages.yaml")
 
 
 def say(key: str, **values: object) -> str:

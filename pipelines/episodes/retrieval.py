@@ -17,14 +17,13 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from importlib.resources import files
 from typing import Any
 
 import numpy as np
-import yaml
 from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 
+from pipelines.datafiles import yaml_mapping
 from pipelines.episodes.voice import Fact
 
 WORDS = r"(?u)\b[a-zA-Z][a-zA-Z]+\b"  # numbers carry no topic
@@ -35,7 +34,7 @@ LINES_CACHED = 1 << 16  # lines of evidence (a reply, a result) already tokenise
 
 @cache
 def cue_settings() -> dict[str, Any]:
-    return yaml.safe_load(files(__package__).joinpath("data/patient_cues.yaml").read_text())
+    return yaml_mapping(__package__, "data/patient_cues.yaml", ("min_score", "cue_weight", "max_facts", "cues"))
 
 
 class TextVectors:

@@ -14,16 +14,21 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib.resources import files
 
-import yaml
-
+from pipelines.datafiles import Record, yaml_mapping
 from pipelines.episodes.patient import Patient
 from pipelines.episodes.screen import BoundaryScreen
 
 
 @cache
 def boundary_cues() -> dict[str, tuple[re.Pattern[str], ...]]:
-    data = yaml.safe_load(files(__package__).joinpath("data/boundary_cues.yaml").read_text())
-    return {kind: tuple(re.compile(p, re.IGNORECASE) for p in patterns) for kind, patterns in data.items()}
+    name = "data/boundary_cues.yaml"
+    out = {}
+    for kind, patterns in yaml_mapping(__package__, name).items():
+        record = Record(str(files(__package__) / name), f"boundary {kind!r}", {"patterns": patterns})
+        if not isinstance(patterns, list) or not patterns:
+            raise record.error("patterns", "expected a list of regular expressions")
+        out[kind] = tuple(record.regex("patterns", re.IGNORECASE, source=str(p)) for p in patterns)
+    return out
 
 
 @lru_cache(maxsize=4096)  # doctors repeat their questions across episodes

@@ -13,16 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from importlib.resources import files
 
 import polars as pl
-import yaml
 
 import schemas
-from pipelines.episodes.settings import DEFAULT_SEED, backends, episode_seed
+from pipelines.datafiles import yaml_mapping
 from pipelines.episodes.patient import ObservablePatient, SingleLayerPatient
 from pipelines.episodes.screen import BoundaryScreen
 from pipelines.episodes.self_check import SelfCheck, respond
+from pipelines.episodes.settings import DEFAULT_SEED, backends, episode_seed
 from pipelines.episodes.store import CaseStore
 
 CONFIGURATIONS = ("single_layer", "single_layer+self_check", "dual_layer", "dual_layer+self_check")
@@ -30,8 +29,7 @@ CONFIGURATIONS = ("single_layer", "single_layer+self_check", "dual_layer", "dual
 
 @cache
 def stress_queries() -> tuple[tuple[str, str], ...]:
-    data = yaml.safe_load(files(__package__).joinpath("data/stress_queries.yaml").read_text())
-    return tuple((q["kind"], q["query"]) for q in data)
+    return tuple(yaml_mapping(__package__, "data/stress_queries.yaml").items())
 
 
 def stress_test(store: CaseStore, cases: Sequence[str] | None = None, seed: int = DEFAULT_SEED) -> pl.DataFrame:

@@ -12,11 +12,9 @@ import random
 import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from importlib.resources import files
 from typing import Any
 
-import yaml
-
+from pipelines.datafiles import yaml_mapping
 from pipelines.episodes.views import SpeechStyle
 
 
@@ -32,7 +30,8 @@ class Fact:
 
 @cache
 def _voice() -> dict[str, Any]:
-    data = yaml.safe_load(files(__package__).joinpath("data/patient_voice.yaml").read_text())
+    data = yaml_mapping(__package__, "data/patient_voice.yaml",
+                        ("rewrites", "negation", "categories", "style", "unknown", "refusal"))
     data["rewrites"] = [(re.compile(p, re.IGNORECASE), r) for p, r in data["rewrites"]]
     data["negation"] = re.compile(data["negation"], re.IGNORECASE)
     data["categories"] = {

@@ -17,16 +17,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from importlib.resources import files
 from typing import Any
 
 import numpy as np
-import yaml
 from scipy.stats import skew
 from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.model_selection import KFold
 from threadpoolctl import threadpool_limits
 
+from pipelines.datafiles import yaml_mapping
 from pipelines.episodes.clinlab.labs import CaseLabs, LabStats, lab_stats, numeric_labs
 from pipelines.episodes.clinlab.trees import Forest
 from pipelines.episodes.roles import ClinicalState
@@ -39,7 +38,8 @@ SEX_CODES = {"F": 0.0, "M": 1.0}
 
 @cache
 def default_settings() -> dict[str, Any]:
-    return yaml.safe_load(files("pipelines.episodes").joinpath("data/clinlab.yaml").read_text())
+    return yaml_mapping("pipelines.episodes", "data/clinlab.yaml", ("min_train_rows", "n_features", "log_skew", "max_decimals",
+                                                                 "random_state", "cv_folds", "regressor"))
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ import polars as pl
 
 import schemas
 
+
 @dataclass
 class Request:
     """One request's record; the doctor fills ``parsed`` and ``repairs`` after reading the output."""

@@ -31,11 +31,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from importlib.resources import files
 from typing import Any
 
-import yaml
-
+from pipelines.datafiles import yaml_mapping
 from pipelines.episodes.actions import TEMPLATE_FIELDS
 from pipelines.episodes.views import ExamCatalog
 from pipelines.exams.catalog import name_key
@@ -48,7 +46,7 @@ _LITERALS = {"True": "true", "False": "false", "None": "null"}
 
 @cache
 def _aliases() -> dict[str, dict[str, str]]:
-    data = yaml.safe_load(files("pipelines.episodes").joinpath("data/normaliser.yaml").read_text())
+    data = yaml_mapping("pipelines.episodes", "data/normaliser.yaml", ("actions", "fields"))
     return {kind: {_fold(alias): target for target, aliases in table.items() for alias in [target, *aliases]}
             for kind, table in data.items()}
 

@@ -19,11 +19,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cache
-from importlib.resources import files
 from typing import Any
 
-import yaml
-
+from pipelines.datafiles import yaml_mapping
 from pipelines.episodes import actions
 from pipelines.episodes.actions import Action, ProtocolError
 from pipelines.episodes.doctors import Opening
@@ -41,7 +39,7 @@ STYLE_TRAITS = ("verbosity", "anxiety", "cooperativeness", "recall")
 @cache
 def prompts(role: str) -> dict[str, Any]:
     """The prompt file of ``role`` (doctor, patient, consultant)."""
-    return yaml.safe_load(files("pipelines.episodes").joinpath(f"prompts/{role}.yaml").read_text())
+    return yaml_mapping("pipelines.episodes", f"prompts/{role}.yaml")
 
 
 def _system(content: str) -> Message:
