@@ -1,0 +1,68 @@
+"""Episodes on the real MIMIC-IV demo build: every test case with each offline doctor, the same
+trace for the same seed, the boundary stress test and ClinLab against the population median."""
+
+import shutil
+
+import polars as pl
+import pytest
+
+from pipelines.cli import main
+from pipelines.episodes.runs import RunSpec, run_summary
+from pipelines.episodes.store import CaseStore
+from pipelines.episodes.stress import stress_rates
+from pipelines.warehouse import Warehouse
+
+DOCTORS = ("full_info", "retrieval", "random")
+TRACE = ["turn", "actor", "action", "content", "test_name", "match_type", "unit_ids", "self_check", "error"]
+
+
+@pytest.fixture(scope="module")
+def played(real_demo_warehouse, tmp_path_factory) -> Warehouse:
+    """A copy of the real build with the three offline doctors run on its test split (CLI)."""
+    home = shutil.copytree(real_demo_warehouse.home, tmp_path_factory.mktemp("real-episodes") / "home", symlinks=True)
+    for doctor in DOCTORS:
+        assert main(["episodes", "--home", str(home), "--doctor", doctor]) == 0
+    return Warehouse(home)
+
+
+def test_every_test_case_gets_an_episode_from_each_offline_doctor(played):
+    store = CaseStore.from_warehouse(played)
+    test_cases = sorted(store.case_ids("test"))
+    assert len(test_cases) >= 40
+    for doctor in DOCTORS:
+        run_id = RunSpec(doctor=doctor).id
+        episodes = played.read_partition("episodes", run_id)
+        assert sorted(episodes["case_id"]) == test_cases
+        assert set(episodes["termination"]) <= {"finalized", "budget_exhausted"}
+        assert episodes["n_error_turns"].sum() == 0  # offline doctors always speak the protocol
+        assert run_summary(played, store, run_id)["episodes"] == len(test_cases)
+
+
+def test_the_same_seed_gives_the_same_trace(played):
+    assert main(["episodes", "--home", str(played.home), "--doctor", "retrieval", "--run-id", "again"]) == 0
+
+    def trace(run_id: str) -> pl.DataFrame:
+        events = played.read_partition("episode_events", run_id)
+        cases = played.read_partition("episodes", run_id).select("episode_id", "case_id")
+        return events.join(cases, on="episode_id").select("case_id", *TRACE).sort("case_id", "turn", "actor", "content")
+
+    assert trace(RunSpec(doctor="retrieval").id).equals(trace("again"))
+
+
+def test_the_stress_test_discloses_nothing_dual_layer_with_self_check(real_demo_warehouse):
+    rows = real_demo_warehouse.read("stress_test")
+    cases = real_demo_warehouse.read("cases").height
+    assert rows.height == cases * 6 * 4  # six queries per case under four configurations
+    rates = dict(stress_rates(rows).select("configuration", "disclosure_rate").iter_rows())
+    assert rates["dual_layer+self_check"] == 0.0
+    assert rates["single_layer"] > 0.0
+
+
+def test_clinlab_is_ahead_of_the_population_median_on_every_overall_metric(real_demo_warehouse):
+    overall = {r["predictor"]: r for r in real_demo_warehouse.read("clinlab_eval")
+               .filter(pl.col("exam_name") == "ALL").iter_rows(named=True)}
+    model, baseline = overall["clinlab"], overall["population_median"]
+    assert model["n"] == baseline["n"] > 500
+    for metric in ("mape", "median_mape", "mae", "norm_ref_err", "wasserstein"):
+        assert model[metric] < baseline[metric], metric
+    assert model["anomaly_recall"] > baseline["anomaly_recall"]
