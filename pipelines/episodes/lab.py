@@ -2,6 +2,9 @@
 
 A requested name is folded by ``pipelines.exams.catalog.name_key`` and resolved to a catalog
 name: exactly (every preset), or through an alias or a panel (``lookup: alias``, ``panels: true``).
+With panels, a procedure's test (``Pleural fluid analysis``, ``thoracentesis``;
+:mod:`pipelines.exams.procedures`) returns the case's results of that procedure's specimen, which
+no other name but their own reaches.
 A name the catalog does not have is ``not_allowed``; a catalog exam the case did not record goes
 by the ``unrecorded`` policy:
 
@@ -28,10 +31,12 @@ from dataclasses import dataclass, replace
 
 from pipelines.episodes.config import EpisodeConfig
 from pipelines.episodes.messages import say
-from pipelines.exams.vocabulary import panel as panel_members, panel_name
 from pipelines.episodes.roles import ClinicalState, LatentPatient, Role
 from pipelines.episodes.views import ExamResult, ExamView, require_view
 from pipelines.exams.catalog import alias_table, name_key
+from pipelines.exams.procedures import procedure_test
+from pipelines.exams.vocabulary import panel as panel_members
+from pipelines.exams.vocabulary import panel_name
 
 Predictor = Callable[[str, ClinicalState], ExamResult | None]
 
@@ -119,6 +124,10 @@ class LaboratoryPhysician:
     def lookup(self, name: str) -> LabReport:
         key = name_key(name)
         catalog = self._view.catalog
+        # before exact names: a source may name an exam like the procedure (a MedQA "Bronchoscopy")
+        if self._config.panels and (procedure := procedure_test(name)):
+            members = [n for n in catalog.names if procedure.includes(n) or procedure_test(n) == procedure]
+            return self._panel(name, procedure.test, members)
         if key in catalog.by_key:
             return self._single(name, catalog.by_key[key])
         if self._config.lookup == "alias" and key in catalog.alias_keys:

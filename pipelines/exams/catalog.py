@@ -21,6 +21,7 @@ from functools import cache
 
 import polars as pl
 
+from pipelines.exams.procedures import tests as procedure_tests
 from pipelines.exams.vocabulary import exams, name_key
 
 NOT_AN_EXAM = re.compile(
@@ -66,10 +67,18 @@ def canonical_names(proposals: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def panel_of(exam_name: str) -> str | None:
+    """The panel an exam is ordered with: its procedure's test, else its first vocabulary panel."""
+    procedure = next((t for t in procedure_tests() if t.includes(exam_name)), None)
+    if procedure is not None:
+        return procedure.test
+    return next((e.panels[0] for e in exams() if e.name == exam_name and e.panels), None)
+
+
 def catalog(names: pl.DataFrame) -> pl.DataFrame:
     """``exam_catalog`` rows from per-name counts (``exam_name`` canonical, ``kind``, ``raw_names``:
     source names seen, ``loinc``, ``n_cases``). Aliases are the curated aliases plus every source
-    name seen, minus the name itself; LOINC falls back to the alias table's."""
+    name seen, minus the name itself; LOINC falls back to the alias table's; ``panel``: :func:`panel_of`."""
     curated = alias_table().group_by("exam_name").agg(
         pl.col("alias").alias("curated"), pl.col("loinc").drop_nulls().first().alias("curated_loinc")
     )
@@ -83,4 +92,6 @@ def catalog(names: pl.DataFrame) -> pl.DataFrame:
         .alias("aliases"),
         pl.coalesce("curated_loinc", "loinc").alias("loinc"),
     )
-    return out.select("exam_name", "kind", "aliases", "loinc", pl.col("n_cases").cast(pl.Int32)).sort("exam_name")
+    panel = pl.col("exam_name").map_elements(panel_of, return_dtype=pl.Utf8)
+    return out.select("exam_name", "kind", "aliases", "loinc", pl.col("n_cases").cast(pl.Int32),
+                      panel.alias("panel")).sort("exam_name")

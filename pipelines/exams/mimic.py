@@ -1,88 +1,135 @@
-"""MIMIC-IV examination results of a case's own admission, as exam_candidates partitions.
+"""MIMIC-IV examination results of a case's exam window, as exam_candidates partitions.
 
-Every producer is one DuckDB query over the staged Parquet (sql/exams_mimic_*.sql) streamed
-to its partition, so the 118M-row ``labevents`` and 430M-row ``chartevents`` never pass
-through Python: only the small dictionaries (``d_labitems``, ``d_items``) and the case list are
+Every producer is DuckDB SQL over the staged Parquet (sql/exams_mimic_*.sql) streamed to its
+partition, so the 118M-row ``labevents`` and 430M-row ``chartevents`` never pass through Python:
+only the small dictionaries (``d_labitems``, the data files beside this module) and the case
+windows (:mod:`pipelines.exams.window`: charted in the window, stored before it closes) are
 registered beside them.
 
-* ``mimic_labs``          first result per lab item by ``storetime`` (when it became known).
-* ``mimic_vitals``        first ICU chartevents value per vital-sign item (items whose label is
-                          an alias of a ``vital`` in the catalog) and omr measurements dated
-                          within the admission.
+* ``mimic_labs``          first result per lab item by ``storetime``; values recorded only as the
+                          ``___`` placeholder with a number, or only in ``comments``, are results
+                          (``lab_comments.csv`` lists the comments that are not).
+* ``mimic_vitals``        first ICU chartevents value per vital item (``chart_vitals.csv``) and omr
+                          measurements dated within the window; impossible values
+                          (``plausible_ranges.csv``) go to ``rejects`` (partition
+                          :data:`REJECTS_PARTITION`) instead.
 * ``mimic_microbiology``  first specimen per test and specimen type, organisms or comment.
+
+Specimens that only an in-stay procedure yields (pleural fluid, CSF, a catheter tip, ...) are
+named after it (:mod:`pipelines.exams.procedures`).
 """
 
 from __future__ import annotations
 
+import re
+from functools import cache
+
 import duckdb
 import polars as pl
 
+import schemas
 from pipelines.content.partitions import Written, write_empty, write_query
-from pipelines.exams.catalog import canonical_names, is_exam
+from pipelines.datafiles import csv_records
+from pipelines.exams.catalog import is_exam
+from pipelines.exams.measurements import chart_vitals, omr_measurements
+from pipelines.exams.procedures import lab_name, micro_specimens
+from pipelines.exams.window import ExamWindow
 from pipelines.warehouse import Warehouse
 
 BLOOD = "blood"
+COMMENTS_FILE = "lab_comments.csv"
+REJECTS_PARTITION = "exam_candidates_mimic_vitals"  # the rejects partition the vitals producer writes
 
 
 def lab_items(d_labitems: pl.DataFrame) -> pl.DataFrame:
-    """itemid -> proposed exam name: the label, qualified by its fluid unless blood or already named."""
-    items = d_labitems.filter(pl.col("label").map_elements(is_exam, return_dtype=pl.Boolean))
-    fluid = pl.col("fluid").fill_null("").str.strip_chars()
+    """itemid -> proposed exam name: the label, qualified by its fluid unless blood or already named,
+    or a procedure result's name (``Pleural fluid: Total Protein``). ``raw_name`` (an alias in the
+    catalog) keeps the fluid for procedure results, so that no bare label reaches them."""
+    items = d_labitems.filter(pl.col("label").map_elements(is_exam, return_dtype=pl.Boolean)).with_columns(
+        pl.col("label").str.strip_chars(), pl.col("fluid").fill_null("").str.strip_chars())
+    fluid = pl.col("fluid")
     qualified = (
         pl.when((fluid == "") | (fluid.str.to_lowercase() == BLOOD)
                 | pl.col("label").str.to_lowercase().str.contains(fluid.str.to_lowercase(), literal=True))
-        .then(pl.col("label").str.strip_chars())
-        .otherwise(pl.format("{} ({})", pl.col("label").str.strip_chars(), fluid))
+        .then(pl.col("label"))
+        .otherwise(pl.format("{} ({})", pl.col("label"), fluid))
     )
-    return items.select(
-        pl.col("itemid").cast(pl.Int64), qualified.alias("exam_name"), pl.col("label").str.strip_chars().alias("raw_name")
-    )
-
-
-def vital_items(d_items: pl.DataFrame) -> pl.DataFrame:
-    """chartevents items whose label is an alias of a vital sign, with d_items' normal range."""
-    charted = d_items.filter(pl.col("linksto") == "chartevents").select(
+    procedure = pl.struct("label", "fluid").map_elements(lambda r: lab_name(r["label"], r["fluid"]),
+                                                         return_dtype=pl.Utf8)
+    return items.with_columns(qualified.alias("qualified"), procedure.alias("procedure")).select(
         pl.col("itemid").cast(pl.Int64),
-        pl.col("label").str.strip_chars().alias("exam_name"),
-        pl.col("label").str.strip_chars().alias("raw_name"),
-        pl.col("lownormalvalue").cast(pl.Float64).alias("ref_low"),
-        pl.col("highnormalvalue").cast(pl.Float64).alias("ref_high"),
+        pl.coalesce("procedure", "qualified").alias("exam_name"),
+        pl.when(pl.col("procedure").is_null()).then(pl.col("label")).otherwise(pl.col("qualified")).alias("raw_name"),
     )
-    names = canonical_names(charted.with_columns(pl.lit("vital").alias("kind")))
-    vitals = names.filter(pl.col("known") & (pl.col("canonical_kind") == "vital"))
-    return charted.join(vitals.select("exam_name"), on="exam_name", how="semi")
 
 
-def _write(warehouse: Warehouse, partition: str, cases: pl.DataFrame, queries: list[str],
-           registered: dict[str, pl.DataFrame]) -> Written:
-    with duckdb.connect() as con:
-        con.register("cases", cases.select("case_id", "subject_id", "hadm_id", "admittime", "dischtime"))
-        for name, frame in registered.items():
-            con.register(name, frame)
-        return write_query(warehouse, "exam_candidates", con, " UNION ALL ".join(f"({q})" for q in queries), partition)
+@cache
+def not_result_patterns() -> pl.DataFrame:
+    """``pattern``: comments (a lab comment's first sentence, a microbiology comment) that are no
+    result (lab_comments.csv)."""
+    patterns = []
+    for record in csv_records(__package__, COMMENTS_FILE, ("pattern", "why")):
+        record.regex("pattern", re.IGNORECASE)  # a pattern that does not compile fails here, naming its line
+        record.text("why")
+        patterns.append(record.text("pattern"))
+    return pl.DataFrame({"pattern": patterns}, schema={"pattern": pl.Utf8})
 
 
-def write_labs(warehouse: Warehouse, cases: pl.DataFrame) -> Written:
-    query = warehouse.sql("exams_mimic_labs", labevents="mimic_labevents")
+def case_windows(warehouse: Warehouse, cases: pl.DataFrame, window: ExamWindow) -> pl.DataFrame:
+    registration = warehouse.scan("mimic_admissions").select("hadm_id", "edregtime").collect()
+    return window.bounds(cases, registration)
+
+
+def _connect(warehouse: Warehouse, cases: pl.DataFrame, window: ExamWindow,
+             registered: dict[str, pl.DataFrame]) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    con.register("cases", case_windows(warehouse, cases, window))
+    for name, frame in registered.items():
+        con.register(name, frame)
+    return con
+
+
+def _union(queries: list[str]) -> str:
+    return " UNION ALL ".join(f"({q})" for q in queries)
+
+
+def write_labs(warehouse: Warehouse, cases: pl.DataFrame, window: ExamWindow = ExamWindow()) -> Written:
     items = lab_items(warehouse.read("mimic_d_labitems"))
-    return _write(warehouse, "mimic_labs", cases, [query], {"lab_items": items})
+    with _connect(warehouse, cases, window, {"lab_items": items, "not_results": not_result_patterns()}) as con:
+        query = warehouse.sql("exams_mimic_labs", labevents="mimic_labevents")
+        return write_query(warehouse, "exam_candidates", con, query, "mimic_labs")
 
 
-def write_vitals(warehouse: Warehouse, cases: pl.DataFrame) -> Written:
-    """ICU chartevents when staged, and omr measurements taken during the admission."""
-    queries, registered = [], {}
-    if warehouse.exists("mimic_chartevents") and warehouse.exists("mimic_d_items"):
-        queries.append(warehouse.sql("exams_mimic_vitals", chartevents="mimic_chartevents"))
-        registered["vital_items"] = vital_items(warehouse.read("mimic_d_items"))
-    if warehouse.exists("mimic_omr"):
-        queries.append(warehouse.sql("exams_mimic_omr", omr="mimic_omr"))
-    if not queries:
+def write_vitals(warehouse: Warehouse, cases: pl.DataFrame, window: ExamWindow = ExamWindow()) -> Written:
+    """ICU chartevents and omr measurements in the window; impossible values to ``rejects``."""
+    chart = warehouse.exists("mimic_chartevents")
+    omr = warehouse.exists("mimic_omr")
+    if not (chart or omr):
+        warehouse.write("rejects", schemas.empty("rejects"), partition=REJECTS_PARTITION)
         return write_empty(warehouse, "exam_candidates", "mimic_vitals", "neither chartevents nor omr is staged")
-    return _write(warehouse, "mimic_vitals", cases, queries, registered)
+    registered = {"vital_items": chart_vitals()} if chart else {}
+    if omr:
+        names = warehouse.scan("mimic_omr").select(pl.col("result_name").str.strip_chars().unique()).collect()
+        registered["omr_names"] = omr_measurements(names["result_name"].drop_nulls().to_list())
+    with _connect(warehouse, cases, window, registered) as con:
+        queries, rejects = [], []
+        if chart:
+            con.execute("CREATE TEMP TABLE chart_window AS "
+                        + warehouse.sql("exams_mimic_chart_window", chartevents="mimic_chartevents"))
+            queries.append(warehouse.sql("exams_mimic_chart_vitals"))
+            rejects.append(warehouse.sql("exams_mimic_chart_rejects"))
+        if omr:
+            con.execute("CREATE TEMP TABLE omr_window AS " + warehouse.sql("exams_mimic_omr_window", omr="mimic_omr"))
+            queries.append(warehouse.sql("exams_mimic_omr"))
+            rejects.append(warehouse.sql("exams_mimic_omr_rejects"))
+        warehouse.write_query("rejects", con, _union(rejects), partition=REJECTS_PARTITION)
+        return write_query(warehouse, "exam_candidates", con, _union(queries), "mimic_vitals")
 
 
-def write_microbiology(warehouse: Warehouse, cases: pl.DataFrame) -> Written:
+def write_microbiology(warehouse: Warehouse, cases: pl.DataFrame, window: ExamWindow = ExamWindow()) -> Written:
     if not warehouse.exists("mimic_microbiologyevents"):
         return write_empty(warehouse, "exam_candidates", "mimic_microbiology", "microbiologyevents is not staged")
-    query = warehouse.sql("exams_mimic_microbiology", microbiologyevents="mimic_microbiologyevents")
-    return _write(warehouse, "mimic_microbiology", cases, [query], {})
+    registered = {"procedure_specimens": micro_specimens(), "not_results": not_result_patterns()}
+    with _connect(warehouse, cases, window, registered) as con:
+        query = warehouse.sql("exams_mimic_microbiology", microbiologyevents="mimic_microbiologyevents")
+        return write_query(warehouse, "exam_candidates", con, query, "mimic_microbiology")

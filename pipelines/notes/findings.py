@@ -8,7 +8,8 @@
   "RRR" are normal).
 * Vital signs: from the exam's ``VS:``/``Vitals:`` line, labelled (``T 101.2 HR 112 BP 90/60 RR 22
   O2 93% RA``) or in MIMIC's unlabelled order (``98.1 PO 118 / 70 72 16 97 RA`` = T, BP, HR, RR, SpO2);
-  abnormal outside adult reference ranges.
+  one result per sign, whose text and source span are that sign's value (``93% RA``); SpO2 is pulse
+  oximetry (a vital, not a blood gas); abnormal outside adult reference ranges.
 * Imaging: only the FINDINGS section of radiology reports (the impression names diagnoses). The exam
   name comes from radiology_detail's ``exam_name`` when given, else from the EXAMINATION line, and is
   normalised (:func:`imaging_exam_name`); abnormal unless every finding is negated or normal.
@@ -62,7 +63,7 @@ HEART_RATE = Vital("Heart rate", "bpm", 60.0, 100.0, (20.0, 250.0))
 SBP = Vital("Systolic blood pressure", "mmHg", 90.0, 139.0, (40.0, 280.0))
 DBP = Vital("Diastolic blood pressure", "mmHg", 60.0, 89.0, (20.0, 180.0))
 RESP_RATE = Vital("Respiratory rate", "insp/min", 12.0, 20.0, (4.0, 70.0))
-SPO2 = Vital("Oxygen saturation", "%", 95.0, 100.0, (50.0, 100.0))
+SPO2 = Vital("Oxygen saturation (pulse oximetry)", "%", 95.0, 100.0, (50.0, 100.0))
 
 _NUM = r"(\d{1,3}(?:\.\d+)?)"
 _O2_DEVICE = (
@@ -102,35 +103,34 @@ def parse_vitals(text: str, offset: int, note_id: str) -> list[dict[str, object]
     """Vital-sign rows from one vitals line (``offset``: where ``text`` starts in the note)."""
     rows: list[dict[str, object] | None] = []
 
-    def ref(m: re.Match[str]) -> str:
-        return f"{note_id}:{offset + m.start()}-{offset + m.end()}"
-
-    def snippet(m: re.Match[str]) -> str:
-        return " ".join(m.group().split())
+    def sign(m: re.Match[str], group: int, to_end: bool = False) -> tuple[str, str]:
+        """The text and source span of one sign's value (SpO2: with its device, to the match's end)."""
+        start, end = m.start(group), m.end() if to_end else m.end(group)
+        return " ".join(text[start:end].split()), f"{note_id}:{offset + start}-{offset + end}"
 
     found = {kind: pattern.search(text) for kind, pattern in _LABELLED}
     if sum(m is not None for m in found.values()) >= 2:
         if m := found["temp"]:
             t = float(m.group(1))
-            rows.append(_vital_row(TEMP_F if t > 45 else TEMP_C, t, snippet(m), ref(m)))
+            rows.append(_vital_row(TEMP_F if t > 45 else TEMP_C, t, *sign(m, 1)))
         if m := found["hr"]:
-            rows.append(_vital_row(HEART_RATE, float(m.group(1)), snippet(m), ref(m)))
+            rows.append(_vital_row(HEART_RATE, float(m.group(1)), *sign(m, 1)))
         if m := found["bp"]:
-            rows += [_vital_row(SBP, float(m.group(1)), snippet(m), ref(m)),
-                     _vital_row(DBP, float(m.group(2)), snippet(m), ref(m))]
+            rows += [_vital_row(SBP, float(m.group(1)), *sign(m, 1)),
+                     _vital_row(DBP, float(m.group(2)), *sign(m, 2))]
         if m := found["rr"]:
-            rows.append(_vital_row(RESP_RATE, float(m.group(1)), snippet(m), ref(m)))
+            rows.append(_vital_row(RESP_RATE, float(m.group(1)), *sign(m, 1)))
         if m := found["spo2"]:
-            rows.append(_vital_row(SPO2, float(m.group(1)), snippet(m), ref(m)))
+            rows.append(_vital_row(SPO2, float(m.group(1)), *sign(m, 1, to_end=True)))
     elif (m := _UNLABELLED.search(text)) and (m.group(2) or m.group(5)):
-        t, hr = float(m.group(1)), float(m.group(2) or m.group(5))
+        t, hr = float(m.group(1)), 2 if m.group(2) else 5
         rows += [
-            _vital_row(TEMP_F if t > 45 else TEMP_C, t, snippet(m), ref(m)),
-            _vital_row(HEART_RATE, hr, snippet(m), ref(m)),
-            _vital_row(SBP, float(m.group(3)), snippet(m), ref(m)),
-            _vital_row(DBP, float(m.group(4)), snippet(m), ref(m)),
-            _vital_row(RESP_RATE, float(m.group(6)), snippet(m), ref(m)),
-            _vital_row(SPO2, float(m.group(7)), snippet(m), ref(m)),
+            _vital_row(TEMP_F if t > 45 else TEMP_C, t, *sign(m, 1)),
+            _vital_row(HEART_RATE, float(m.group(hr)), *sign(m, hr)),
+            _vital_row(SBP, float(m.group(3)), *sign(m, 3)),
+            _vital_row(DBP, float(m.group(4)), *sign(m, 4)),
+            _vital_row(RESP_RATE, float(m.group(6)), *sign(m, 6)),
+            _vital_row(SPO2, float(m.group(7)), *sign(m, 7, to_end=True)),
         ]
     return [r for r in rows if r is not None]
 

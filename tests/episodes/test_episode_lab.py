@@ -2,13 +2,13 @@
 
 from dataclasses import replace
 
-
 from pipelines.episodes.config import preset
 from pipelines.episodes.lab import LaboratoryPhysician, render
-from pipelines.exams.vocabulary import panel as panel_members, panels
 from pipelines.episodes.roles import LatentPatient
 from pipelines.episodes.views import ExamResult
 from pipelines.exams.catalog import alias_table
+from pipelines.exams.vocabulary import panel as panel_members
+from pipelines.exams.vocabulary import panels
 
 
 def lab(case, name="medevoeval", predictor=None, **overrides):

@@ -46,3 +46,11 @@ def test_catalog_lists_curated_and_seen_aliases():
     assert {"Hgb", "Hb", "Haemoglobin", "Hämoglobin", "Hb (POC)"} <= set(row["aliases"])
     assert "Hemoglobin" not in row["aliases"]
     assert row["loinc"] == "718-7" and row["n_cases"] == 3
+
+
+def test_catalog_rows_name_the_panel_they_are_ordered_with():
+    counts = pl.DataFrame({"exam_name": ["Hemoglobin", "Pleural fluid: Total Protein", "Frobnicase"],
+                           "kind": ["lab"] * 3, "raw_names": [[], ["Total Protein, Pleural"], []],
+                           "loinc": [None] * 3, "n_cases": [1, 1, 1]})
+    panels = dict(catalog(counts).select("exam_name", "panel").iter_rows())
+    assert panels == {"Hemoglobin": "CBC", "Pleural fluid: Total Protein": "Pleural fluid analysis", "Frobnicase": None}

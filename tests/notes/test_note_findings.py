@@ -77,7 +77,7 @@ def test_vitals_from_the_admission_exam(discharge_exams: pl.DataFrame) -> None:
         ("Systolic blood pressure", 90.0, "mmHg", False),
         ("Diastolic blood pressure", 60.0, "mmHg", False),
         ("Respiratory rate", 22.0, "insp/min", True),
-        ("Oxygen saturation", 93.0, "%", True),
+        ("Oxygen saturation (pulse oximetry)", 93.0, "%", True),
     ]
     assert vitals["ref_low"].is_not_null().all() and vitals["ref_high"].is_not_null().all()
 
