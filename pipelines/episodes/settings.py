@@ -24,6 +24,7 @@ from pipelines.episodes.judge import Judge
 from pipelines.episodes.knowledge import TrainingKnowledge
 from pipelines.episodes.lab import LaboratoryPhysician, Predictor, no_prediction
 from pipelines.episodes.messages import say
+from pipelines.exams.procedures import tests as procedure_tests
 from pipelines.exams.vocabulary import panels
 from pipelines.episodes.patient import ObservablePatient, Patient
 from pipelines.episodes.retrieval import Vocabulary
@@ -101,8 +102,9 @@ class EpisodeSettings:
         return preset(name, **({**self.overrides, **overrides} if name == self.preset else overrides))
 
     def catalog_names(self, config: EpisodeConfig) -> tuple[str, ...]:
-        """The names a doctor may order: the catalog, and the panels where the preset has them."""
-        return self.store.catalog.names + (tuple(panels()) if config.panels else ())
+        """The names a doctor may order: the catalog, and the panels and procedure tests (which return
+        a procedure's specimen results together) where the preset has panels."""
+        return self.store.catalog.names + ((*panels(), *(t.test for t in procedure_tests())) if config.panels else ())
 
     def engine(self, case_id: str, config: EpisodeConfig, seed: int, run_id: str | None = None) -> Engine:
         """One episode's controller, each role built from its own view of the case."""

@@ -87,3 +87,13 @@ def test_panels_name_canonical_exams_and_no_exam_alias():
     assert all(m in canonical for members in panels().values() for m in members)
     assert not {k for k in alias_table()["alias_key"] if panel_members(k)}
     assert panel_members("Liver function tests") == panel_members("LFTs") and panel_members("Sodium") is None
+
+
+def test_procedure_tests_are_offered_only_where_panels_are(store):
+    from pipelines.episodes.settings import EpisodeSettings
+
+    settings = EpisodeSettings(store)
+    offered = settings.catalog_names(preset("clinverse"))
+    assert "Pleural fluid analysis" in offered and set(panels()) <= set(offered)
+    exact = settings.catalog_names(preset("medevoeval"))
+    assert "Pleural fluid analysis" not in exact and exact == store.catalog.names
