@@ -9,6 +9,7 @@ import time
 import dagster as dg
 import polars as pl
 
+from pipelines.cases.encounters import CaseRules
 from pipelines.cases.skeleton import SkeletonParts, combine, mimic_skeleton, sicdb_skeleton
 from pipelines.resources import ClinverseResource
 from schemas.staging import MEDQA_TABLE
@@ -34,6 +35,7 @@ def case_skeleton(clinverse: ClinverseResource):
     warehouse = clinverse.warehouse()
     started = time.perf_counter()
     sources = settings.configured_sources()
+    rules = CaseRules.of(settings)
     parts: list[SkeletonParts] = []
     if "mimic_iv" in sources:
         notes = (
@@ -42,10 +44,10 @@ def case_skeleton(clinverse: ClinverseResource):
         )
         parts.append(mimic_skeleton(warehouse, settings.id_key,
                                     settings.dataset_label("mimic_iv", settings.location("mimic_iv")),
-                                    settings.test_fraction, notes))
+                                    settings.test_fraction, notes, rules))
     if "sicdb" in sources:
         parts.append(sicdb_skeleton(warehouse, settings.id_key, settings.dataset_label("sicdb", settings.location("sicdb")),
-                                    settings.test_fraction))
+                                    settings.test_fraction, rules))
     if "medqa" in sources:
         from pipelines.cases.medqa_skeleton import medqa_skeleton
 
@@ -55,6 +57,8 @@ def case_skeleton(clinverse: ClinverseResource):
     built = combine(parts)
     per_source = built.skeleton.group_by("source").len().sort("source").rows() if built.skeleton.height else []
     excluded = built.exclusions.group_by("source").len().sort("source").rows() if built.exclusions.height else []
+    stages = built.exclusions.group_by("stage").len().sort("stage").rows() if built.exclusions.height else []
+    known = int(built.skeleton["known_condition"].sum()) if built.skeleton.height else 0
     # Secondary codes that map to no ICD-10-CM code are left out of their case, never silently.
     warehouse.write("rejects", built.rejects, partition="case_skeleton")
     seconds = round(time.perf_counter() - started, 3)
@@ -64,7 +68,8 @@ def case_skeleton(clinverse: ClinverseResource):
         yield dg.MaterializeResult(
             asset_key=table,
             metadata={"rows": rows, "sources": ", ".join(sources) or "none", "seconds": seconds,
-                      **{f"cases_{s}": n for s, n in per_source}, **{f"excluded_{s}": n for s, n in excluded}},
+                      **{f"cases_{s}": n for s, n in per_source}, **{f"excluded_{s}": n for s, n in excluded},
+                      **{f"stage_{s}": n for s, n in stages}, "known_conditions": known},
         )
 
 

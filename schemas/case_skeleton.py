@@ -7,7 +7,7 @@ source patient (never the raw identifier) so that stages can group a patient's c
 import pandera.polars as pa
 import polars as pl
 
-from schemas._case_columns import DIAGNOSIS_COLUMNS
+from schemas._case_columns import DIAGNOSIS_CHECKS, DIAGNOSIS_COLUMNS
 
 SCHEMA = pa.DataFrameSchema(
     {
@@ -15,6 +15,7 @@ SCHEMA = pa.DataFrameSchema(
         "patient_key": pa.Column(pl.Utf8),
         "mapping_reason": pa.Column(pl.Utf8, nullable=True),
     },
+    checks=DIAGNOSIS_CHECKS,
     name="case_skeleton",
     strict=True,
     coerce=True,

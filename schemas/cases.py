@@ -3,7 +3,7 @@
 import pandera.polars as pa
 import polars as pl
 
-from schemas._case_columns import DIAGNOSIS_COLUMNS
+from schemas._case_columns import DIAGNOSIS_CHECKS, DIAGNOSIS_COLUMNS
 
 SCHEMA = pa.DataFrameSchema(
     {
@@ -12,6 +12,7 @@ SCHEMA = pa.DataFrameSchema(
         "n_units": pa.Column(pl.Int32, pa.Check.ge(0)),
         "n_exams": pa.Column(pl.Int32, pa.Check.ge(0)),
     },
+    checks=DIAGNOSIS_CHECKS,
     name="cases",
     strict=True,
     coerce=True,

@@ -1,4 +1,4 @@
--- MIMIC-IV candidate cases with their admission (keys stay inside the content producers).
+-- MIMIC-IV candidate cases with their admission and index time (keys stay inside the content producers).
 SELECT
     s.case_id,
     s.split,
@@ -10,6 +10,7 @@ SELECT
     p.subject_id,
     p.hadm_id,
     a.admittime,
+    s.index_time,
     a.dischtime,
     a.admission_type,
     a.admission_location,

@@ -23,6 +23,7 @@ SELECT
     a.subject_id,
     a.hadm_id,
     a.admittime,
+    a.admission_type,
     p.subject_id IS NOT NULL AS has_patient,
     p.gender,
     -- anchor_age is the age in anchor_year; ages >= 89 are already grouped by MIMIC

@@ -147,12 +147,22 @@ def test_icd9_e_code() -> None:
     assert info.origin == "icd9_gem_approximate"
 
 
-def test_icd9_one_to_many_alternatives() -> None:
-    info = icd9_to_icd10("99859")  # GEM: K68.11 or T81.4XXA
+def test_icd9_one_to_many_chooses_the_target_its_title_says() -> None:
+    info = icd9_to_icd10("99859")  # "Other postoperative infection"; GEM: K68.11 or T81.4XXA
     assert info.origin == "icd9_gem_one_to_many"
-    # categories tie (1 each) -> lexicographically smallest target
-    assert info.code == "K68.11"
+    # the smallest target, K68.11 postprocedural retroperitoneal abscess, says no "infection"
+    assert info.code == "T81.4" and info.title == "Infection following a procedure"
+    assert info.acceptable == ("T81.4", "K68.11")  # every target counts, resolved in the release
     assert info.reason is not None and "K68.11" in info.reason and "T81.4XXA" in info.reason
+
+
+def test_icd9_one_to_many_keeps_every_target_primary_first() -> None:
+    info = icd9_to_icd10("4241")  # "Aortic valve disorders": five I35 targets
+    assert info.acceptable[0] == info.code == "I35.0"
+    assert sorted(info.acceptable) == ["I35.0", "I35.1", "I35.2", "I35.8", "I35.9"]
+    single = icd9_to_icd10("4280")
+    assert single.acceptable == ("I50.9",) and icd10cm_info("I21.4").acceptable == ("I21.4",)
+    assert icd10gm_to_cm("I21.0").acceptable == ("I21.0",) and icd9_to_icd10("E9342").acceptable == ()
 
 
 def test_icd9_one_to_many_prefers_shared_category() -> None:
@@ -160,15 +170,49 @@ def test_icd9_one_to_many_prefers_shared_category() -> None:
     assert info.code == "L03.211" and info.origin == "icd9_gem_one_to_many"
 
 
+def test_title_words_break_a_tie_the_old_rule_broke_by_the_smallest_code() -> None:
+    # "Infective otitis externa, unspecified": H60.00 (abscess) was the smallest of five targets
+    assert icd9_to_icd10("38010").code == "H60.399"  # Other infective otitis externa, unspecified ear
+    assert icd9_to_icd10("2511").code == "E16.1"  # "Other specified hypoglycemia": not drug-induced E16.0
+
+
 def test_icd9_combination_takes_first_choice_list() -> None:
     info = icd9_to_icd10("25082")  # GEM combination: E11.69 (choice list 1) + E11.65 (list 2)
     assert info.code == "E11.69" and info.origin == "icd9_gem_one_to_many"
     assert info.reason is not None and "combination" in info.reason and "E11.65" in info.reason
+    assert info.acceptable == ("E11.69", "E11.65")
+    # a second choice list names a part of the condition, never the primary: injury to the spleen with
+    # an open wound into the cavity is a spleen injury, although the wound code says more words
+    assert icd9_to_icd10("86510").category == "S36"
+
+
+def test_diabetic_ketoacidosis_is_a_ketoacidosis_code() -> None:
+    # The bundled GEM predates E11.1x (FY2017) and sends DKA to E11.69 "other specified complication".
+    for code9 in ("25012", "25010"):
+        info = icd9_to_icd10(code9)
+        assert info.code == "E11.1" and info.title == "Type 2 diabetes mellitus with ketoacidosis"
+        assert "E11.69" in info.acceptable and info.acceptable[0] == "E11.1"
+        assert info.reason is not None and "refined to E11.1" in info.reason
+    assert icd9_to_icd10("25012").origin == "icd9_gem_one_to_many"
+    assert icd9_to_icd10("25010").origin == "icd9_gem_approximate"
+    assert icd9_to_icd10("72403").code == "M48.062"  # ... with neurogenic claudication (FY2018)
+    assert icd9_to_icd10("72402").code == "M48.061"  # ... without
+
+
+@pytest.mark.parametrize(("code9", "code10"), [
+    ("4280", "I50.9"),  # not I50.20: "(congestive)" is a nonessential modifier of systolic failure
+    ("41401", "I25.10"),  # not a newer "native artery of transplanted heart with angina" code
+    ("53140", "K25.4"),  # "with hemorrhage, without obstruction": never K25.7 "without hemorrhage"
+    ("41060", "I21.29"),  # "episode of care unspecified" does not make I21.9 "unspecified" more specific
+    ("64290", "O16.9"),  # "pregnancy, childbirth, or the puerperium": not childbirth O16.4
+])
+def test_refinement_needs_more_of_the_title_and_nothing_else(code9: str, code10: str) -> None:
+    assert icd9_to_icd10(code9).code == code10
 
 
 def test_choice_rule_is_order_independent() -> None:
-    rows = list(icd._gem()["4241"])
-    assert icd._choose(rows) == icd._choose(list(reversed(rows)))
+    rows = icd._gem()["4241"]
+    assert icd._from_gem("4241", rows) == icd._from_gem("4241", tuple(reversed(rows)))
     assert icd9_to_icd10("4241").code == "I35.0"
 
 
@@ -279,6 +323,13 @@ def test_normalise_codes_int_versions_custom_columns_and_rerun() -> None:
     assert out["icd10_category"].to_list() == ["I21", "I50"]
     again = normalise_codes(out, code_col="dx", version_col="ver")  # output columns are replaced
     assert again.columns == out.columns and again.equals(out)
+
+
+def test_normalise_codes_adds_the_acceptable_codes_on_request() -> None:
+    df = pl.DataFrame({"icd_code": ["99859", "I214", None], "icd_version": [9, 10, 10]})
+    out = normalise_codes(df, acceptable=True)
+    assert out["icd10_acceptable"].to_list() == [["T81.4", "K68.11"], ["I21.4"], []]
+    assert "icd10_acceptable" not in normalise_codes(df).columns
 
 
 def test_normalise_codes_empty_and_missing_column() -> None:

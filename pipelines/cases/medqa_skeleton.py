@@ -80,15 +80,18 @@ def medqa_skeleton(questions: pl.DataFrame, id_key: str, dataset: str, test_frac
             "patient_key",
             "age",
             "sex",
+            pl.lit(None, pl.Datetime("us")).alias("index_time"),  # a vignette has no clock
             "diagnosis_name",
             "acceptable_names",
             "primary_icd10",
             "primary_icd10_category",
             "primary_icd10_block",
             "primary_icd10_chapter",
+            pl.concat_list("primary_icd10").list.drop_nulls().alias("acceptable_icd10"),
             pl.when(pl.col("primary_icd10").is_null()).then(pl.lit("unmapped")).otherwise(pl.lit("text_match"))
             .alias("icd_origin"),
             pl.lit([], pl.List(pl.Utf8)).alias("secondary_icd10"),
+            pl.lit(False).alias("known_condition"),  # a question is its own patient, with no earlier visit
             "mapping_reason",
             "medqa_file",
         ),

@@ -4,6 +4,14 @@ One function per source returns a :class:`SkeletonParts`; :func:`combine` stacks
 Everything a case exposes is keyed by a keyed hash (``pipelines.ids``); raw source keys go
 only to ``case_provenance``.  Splits are drawn per *patient* from a keyed hash, so a
 patient's admissions never straddle train and test and the split is stable across builds.
+
+The label: ``diagnosis_name`` is the ICD-10-CM title of the primary code (what the judge and the
+leakage guard compare against), ``acceptable_names`` adds the source's wording (MIMIC's
+``long_title``, SICdb's German text), ``acceptable_icd10`` every code that counts as right
+(``pipelines.icd``: all GEM targets of an ICD-9 code, the primary first). ``index_time``, when the
+doctor meets the patient: MIMIC-IV ``admittime`` (an ED module may later move it to the ED arrival);
+SICdb has offsets only and MedQA no clock, so null. Candidates that are no diagnostic task
+(encounters, known conditions, too many per patient) are screened by ``pipelines.cases.encounters``.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ import polars as pl
 
 import schemas
 from pipelines import icd
+from pipelines.cases.encounters import CaseRules, known_condition, not_diagnostic_reason, screen
 from pipelines.ids import hash_column, unit_fraction
 from pipelines.warehouse import Warehouse
 
@@ -44,12 +53,27 @@ def assign_split(df: pl.DataFrame, key: str, test_fraction: float) -> pl.DataFra
     )
 
 
-def _with_icd(df: pl.DataFrame, code: str, version: str) -> pl.DataFrame:
-    return icd.normalise_codes(df, code_col=code, version_col=version)
+def _with_icd(df: pl.DataFrame, code: str, version: str, acceptable: bool = False) -> pl.DataFrame:
+    return icd.normalise_codes(df, code_col=code, version_col=version, acceptable=acceptable)
 
 
-def _exclusions(df: pl.DataFrame, source: str, stage: str) -> pl.DataFrame:
-    return df.select("case_id", pl.lit(source).alias("source"), pl.lit(stage).alias("stage"), "reason")
+def _exclusions(df: pl.DataFrame, source: str) -> pl.DataFrame:
+    return df.filter(pl.col("reason").is_not_null()).select("case_id", pl.lit(source).alias("source"), "stage", "reason")
+
+
+def _label(source_name: str) -> list[pl.Expr]:
+    """``diagnosis_name`` (the CM title), ``acceptable_names`` (and the source wording),
+    ``acceptable_icd10`` and the primary code's hierarchy, from the normalised code columns."""
+    return [
+        pl.coalesce("icd10_title", source_name).alias("diagnosis_name"),
+        _names("icd10_title", source_name).alias("acceptable_names"),
+        pl.col("icd10_code").alias("primary_icd10"),
+        pl.col("icd10_category").alias("primary_icd10_category"),
+        pl.col("icd10_block").alias("primary_icd10_block"),
+        pl.col("icd10_chapter").alias("primary_icd10_chapter"),
+        pl.col("icd10_acceptable").alias("acceptable_icd10"),
+        "icd_origin",
+    ]
 
 
 def _names(*columns: str) -> pl.Expr:
@@ -60,7 +84,7 @@ def _names(*columns: str) -> pl.Expr:
 
 
 def mimic_skeleton(warehouse: Warehouse, id_key: str, dataset: str, test_fraction: float,
-                   discharge_notes: pl.DataFrame | None = None) -> SkeletonParts:
+                   discharge_notes: pl.DataFrame | None = None, rules: CaseRules = CaseRules()) -> SkeletonParts:
     """Candidate cases from MIMIC-IV admissions (principal diagnosis ``seq_num = 1``)."""
     raw = warehouse.sql_frame("mimic_case_skeleton", admissions="mimic_admissions", patients="mimic_patients",
                               diagnoses_icd="mimic_diagnoses_icd", d_icd_diagnoses="mimic_d_icd_diagnoses")
@@ -68,7 +92,7 @@ def mimic_skeleton(warehouse: Warehouse, id_key: str, dataset: str, test_fractio
         hash_column(pl.col("hadm_id"), id_key, "c_", "case", "mimic_iv").alias("case_id"),
         hash_column(pl.col("subject_id"), id_key, "p_", "patient", "mimic_iv").alias("patient_key"),
     )
-    raw = _with_icd(raw, "icd_code", "icd_version")
+    raw = _with_icd(raw, "icd_code", "icd_version", acceptable=True)
     raw = raw.with_columns(
         pl.when(~pl.col("has_patient")).then(pl.lit("subject_id has no row in hosp/patients"))
         .when(pl.col("icd_code").is_null()).then(pl.lit("no diagnoses_icd row with seq_num = 1"))
@@ -78,7 +102,9 @@ def mimic_skeleton(warehouse: Warehouse, id_key: str, dataset: str, test_fractio
         .then(pl.format("gender {} is not F or M", pl.col("gender").fill_null("missing")))
         .alias("reason")
     )
-    excluded = raw.filter(pl.col("reason").is_not_null())
+    raw = raw.with_columns(pl.when(pl.col("reason").is_not_null()).then(pl.lit("case_skeleton")).alias("stage"),
+                           _mimic_known(warehouse, raw))
+    raw = screen(raw, rules, not_diagnostic_reason("icd10_code", "icd10_title", "admission_type"), ["admittime"])
     kept = raw.filter(pl.col("reason").is_null())
     secondary, unmapped = _mimic_secondary(kept)
     kept = kept.join(secondary, on="hadm_id", how="left", maintain_order="left")
@@ -89,14 +115,10 @@ def mimic_skeleton(warehouse: Warehouse, id_key: str, dataset: str, test_fractio
         "patient_key",
         pl.col("age").cast(pl.Int32),
         pl.col("gender").alias("sex"),
-        pl.coalesce("long_title", "icd10_title").alias("diagnosis_name"),
-        _names("long_title", "icd10_title").alias("acceptable_names"),
-        pl.col("icd10_code").alias("primary_icd10"),
-        pl.col("icd10_category").alias("primary_icd10_category"),
-        pl.col("icd10_block").alias("primary_icd10_block"),
-        pl.col("icd10_chapter").alias("primary_icd10_chapter"),
-        "icd_origin",
+        pl.col("admittime").alias("index_time"),
+        *_label("long_title"),
         pl.col("secondary_icd10").fill_null([]),
+        "known_condition",
         pl.col("icd_reason").alias("mapping_reason"),
     )
     notes = (
@@ -121,9 +143,19 @@ def mimic_skeleton(warehouse: Warehouse, id_key: str, dataset: str, test_fractio
     return SkeletonParts(
         assign_split(skeleton, id_key, test_fraction),
         provenance,
-        _exclusions(excluded, "mimic_iv", "case_skeleton"),
+        _exclusions(raw, "mimic_iv"),
         unmapped,
     )
+
+
+def _mimic_known(warehouse: Warehouse, raw: pl.DataFrame) -> pl.Series:
+    """``known_condition`` per admission: its primary category coded at an earlier admission."""
+    first = _with_icd(warehouse.sql_frame("mimic_first_coded", diagnoses_icd="mimic_diagnoses_icd",
+                                          admissions="mimic_admissions"), "icd_code", "icd_version")
+    coded = first.select(pl.col("subject_id").alias("patient"), pl.col("first_coded").alias("at"), "icd10_category")
+    cases = raw.select(pl.col("subject_id").alias("patient"), pl.col("admittime").alias("at"),
+                       pl.col("icd10_category").alias("primary_icd10_category"))
+    return known_condition(cases, coded)
 
 
 def _mimic_secondary(kept: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -163,8 +195,11 @@ def _sicdb_sex(ref_id: int | None, label: str | None) -> str | None:
     return SICDB_SEX.get(ref_id) if ref_id is not None else None
 
 
-def sicdb_skeleton(warehouse: Warehouse, id_key: str, dataset: str, test_fraction: float) -> SkeletonParts:
-    """Candidate cases from SICdb ``cases`` (``ICD10Main``, ICD-10-GM matched at the category)."""
+def sicdb_skeleton(warehouse: Warehouse, id_key: str, dataset: str, test_fraction: float,
+                   rules: CaseRules = CaseRules()) -> SkeletonParts:
+    """Candidate cases from SICdb ``cases`` (``ICD10Main``, ICD-10-GM matched at the category). A
+    patient's stays are ordered by ``OffsetAfterFirstAdmission``; SICdb gives no clock time, so
+    ``index_time`` is null and a known condition is an earlier stay's main diagnosis."""
     raw = warehouse.sql_frame("sicdb_case_skeleton", cases="sicdb_cases", d_references="sicdb_d_references")
     raw = raw.with_columns(
         pl.struct("sex_reference_id", "sex_reference_value")
@@ -174,13 +209,20 @@ def sicdb_skeleton(warehouse: Warehouse, id_key: str, dataset: str, test_fractio
         hash_column(pl.col("CaseID"), id_key, "c_", "case", "sicdb").alias("case_id"),
         hash_column(pl.col("PatientID"), id_key, "p_", "patient", "sicdb").alias("patient_key"),
     )
-    raw = _with_icd(raw, "icd10_main", "icd_version").with_columns(
+    raw = _with_icd(raw, "icd10_main", "icd_version", acceptable=True).with_columns(
         pl.when(pl.col("icd10_code").is_null())
         .then(pl.format("ICD10Main {} not usable: {}", pl.col("icd10_main").fill_null("(empty)"), "icd_reason"))
         .when(pl.col("sex").is_null())
         .then(pl.format("Sex reference id {} is neither male nor female", pl.col("sex_reference_id").fill_null(-1)))
         .alias("reason")
     )
+    stays = raw.select(pl.col("PatientID").alias("patient"), pl.col("offset_after_first_admission").alias("at"),
+                       pl.col("icd10_category").alias("primary_icd10_category"))
+    raw = raw.with_columns(
+        pl.when(pl.col("reason").is_not_null()).then(pl.lit("icd_normalisation")).alias("stage"),
+        known_condition(stays, stays.rename({"primary_icd10_category": "icd10_category"})),
+    )
+    raw = screen(raw, rules, not_diagnostic_reason("icd10_code", "icd10_title"), ["offset_after_first_admission"])
     kept = raw.filter(pl.col("reason").is_null())
     skeleton = kept.select(
         "case_id",
@@ -189,15 +231,10 @@ def sicdb_skeleton(warehouse: Warehouse, id_key: str, dataset: str, test_fractio
         "patient_key",
         pl.col("age").cast(pl.Int32),
         "sex",
-        # The CM title is the English name scoring compares against; the GM text stays acceptable.
-        pl.coalesce("icd10_title", "icd10_main_text").alias("diagnosis_name"),
-        _names("icd10_title", "icd10_main_text").alias("acceptable_names"),
-        pl.col("icd10_code").alias("primary_icd10"),
-        pl.col("icd10_category").alias("primary_icd10_category"),
-        pl.col("icd10_block").alias("primary_icd10_block"),
-        pl.col("icd10_chapter").alias("primary_icd10_chapter"),
-        "icd_origin",
+        pl.lit(None, pl.Datetime("us")).alias("index_time"),
+        *_label("icd10_main_text"),
         pl.lit([], pl.List(pl.Utf8)).alias("secondary_icd10"),
+        "known_condition",
         pl.col("icd_reason").alias("mapping_reason"),
     )
     provenance = raw.select(
@@ -216,7 +253,7 @@ def sicdb_skeleton(warehouse: Warehouse, id_key: str, dataset: str, test_fractio
     return SkeletonParts(
         assign_split(skeleton, id_key, test_fraction),
         provenance,
-        _exclusions(raw.filter(pl.col("reason").is_not_null()), "sicdb", "icd_normalisation"),
+        _exclusions(raw, "sicdb"),
         schemas.empty("rejects"),
     )
 

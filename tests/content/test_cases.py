@@ -9,7 +9,8 @@ def _skeleton(ids):
     rows = [{"case_id": f"c_{i:016x}", "source": "mimic_iv", "dataset": "demo", "split": "train", "age": 60, "sex": "F",
              "diagnosis_name": "Pneumonia", "acceptable_names": [], "primary_icd10": "J18.9",
              "primary_icd10_category": "J18", "primary_icd10_block": "J09-J18", "primary_icd10_chapter": "10",
-             "icd_origin": "icd10", "secondary_icd10": [], "patient_key": f"p{i}", "mapping_reason": None} for i in ids]
+             "icd_origin": "icd10", "secondary_icd10": [], "patient_key": f"p{i}", "mapping_reason": None,
+             "acceptable_icd10": ["J18.9"], "known_condition": False} for i in ids]
     return pl.concat([base, pl.DataFrame(rows, schema=base.schema)])
 
 
