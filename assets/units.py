@@ -19,6 +19,7 @@ from pipelines.content.leakage_guard import audit, case_terms
 from pipelines.content.partitions import write_partition
 from pipelines.content.producers import Produced
 from pipelines.resources import ClinverseResource
+from pipelines.units.importance import basis_counts, key_problems
 from pipelines.units.publish import publish
 
 GROUP = "content"
@@ -54,7 +55,8 @@ UNIT_PRODUCERS = producer_assets(TABLE)
         dg.AssetSpec("information_units", deps=[*producers.assets(TABLE), "case_skeleton"], kinds={"polars", "parquet"},
                      description="Patient-reportable facts of every candidate case, importance labelled, leakage guarded."),
         dg.AssetSpec("importance_notes", deps=[*producers.assets(TABLE), "case_skeleton"], kinds={"polars", "parquet"},
-                     description="Cases whose key unit was promoted, or that have none, and why."),
+                     description="How each case's key units were decided: train statistics, the "
+                                 "knowledge-based fallback, or none (and why)."),
     ],
 )
 def information_units(clinverse: ClinverseResource):
@@ -73,6 +75,7 @@ def information_units(clinverse: ClinverseResource):
     yield dg.MaterializeResult(asset_key="information_units", metadata={
         "rows": rows, "cases": _cases_per(published.units), "seconds": seconds,
         **{f"importance_{k}": levels.get(k, 0) for k in ("key", "supporting", "background")},
+        **basis_counts(published.notes),
         "pairs_tested": associations.filter(pl.col("p_adjusted").is_not_null()).height if associations.height else 0,
         "pairs_key": key_pairs.height,
         "top_key_pairs": dg.MetadataValue.text("\n".join(
@@ -98,18 +101,14 @@ def information_units_do_not_leak(clinverse: ClinverseResource) -> dg.AssetCheck
 
 @dg.asset_check(asset="information_units", blocking=True)
 def information_units_have_key_facts(clinverse: ClinverseResource) -> dg.AssetCheckResult:
-    """Every case with hidden units has a key hidden unit or an importance note saying why not,
+    """Every case with hidden units has a key hidden unit or an importance note saying why not, no
+    key unit lacks a basis (statistics or the knowledge fallback), no case noted keyless has a key,
     and every unit belongs to a candidate case."""
     warehouse = clinverse.warehouse()
     units = warehouse.read("information_units")
-    notes_table = warehouse.read_or_empty("importance_notes")
-    hidden = units.filter(~pl.col("disclosed"))
-    with_key = hidden.filter(pl.col("importance") == "key").select("case_id").unique()
-    unexplained = hidden.select("case_id").unique().join(with_key, on="case_id", how="anti").join(
-        notes_table.filter(pl.col("resolution") == "no_key"), on="case_id", how="anti")
+    problems = key_problems(units, warehouse.read_or_empty("importance_notes"))
     orphans = units.join(warehouse.read("case_skeleton"), on="case_id", how="anti").height
     levels = set(units["importance"].unique().to_list())
-    return dg.AssetCheckResult(passed=unexplained.is_empty() and orphans == 0, metadata={
-        "cases_without_key_or_note": unexplained.height, "units_of_unknown_cases": orphans,
-        "importance_levels": ", ".join(sorted(levels)),
+    return dg.AssetCheckResult(passed=not any(problems.values()) and orphans == 0, metadata={
+        **problems, "units_of_unknown_cases": orphans, "importance_levels": ", ".join(sorted(levels)),
     })

@@ -2,8 +2,10 @@
 
 Built by the ``information_units`` asset from every ``unit_candidates`` partition for every
 candidate case of ``case_skeleton`` (join ``cases`` for the kept ones). ``category`` is one of
-``schemas.unit_candidates.CATEGORIES``; ``importance`` follows the rule learned on the train split
-(pipelines/units/importance.py); ``ordinal`` is the reading order within the case.
+``schemas.unit_candidates.CATEGORIES``; ``importance`` follows the rule learned on the train split,
+with a knowledge-based fallback where the statistics cannot decide (pipelines/units/importance.py;
+``importance_notes`` says which decided each case's keys); ``ordinal`` is the reading order within
+the case.
 """
 
 import pandera.polars as pa

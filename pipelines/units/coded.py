@@ -6,6 +6,7 @@ import polars as pl
 
 from pipelines import icd
 from pipelines.units.chronic import with_categories
+from pipelines.units.lay import with_lay_text
 
 SEX_WORD = {"F": "female", "M": "male"}
 
@@ -34,32 +35,40 @@ def demographic_units(cases: pl.DataFrame) -> pl.DataFrame:
     return pl.concat([age, sex])
 
 
-def diagnosis_units(coded: pl.DataFrame, cases: pl.DataFrame, *, current: bool, ref: str) -> pl.DataFrame:
-    """History units from coded diagnoses (``case_id, icd_code, icd_version, title``).
-
-    One unit per case and ICD-10-CM category (per code for Z codes; the first row wins: callers
-    order by recency); never the case's primary category; unmappable codes are left out because
-    they cannot be compared with the primary diagnosis.
-    """
-    if coded.is_empty():
-        return pl.DataFrame()
+def coded_history(coded: pl.DataFrame, cases: pl.DataFrame, *, current: bool) -> pl.DataFrame:
+    """Every mapped code of ``coded`` (``case_id, icd_code, icd_version, title``) outside the case's
+    primary category, with ``category`` (None = not history), ``history_rule`` and ``known``
+    (pipelines.units.chronic) and ``concept``; unmappable codes are left out because they cannot be
+    compared with the primary diagnosis."""
     mapped = icd.normalise_codes(coded, code_col="icd_code", version_col="icd_version")
     mapped = mapped.join(cases.select("case_id", "primary_icd10_category"), on="case_id", how="left")
     mapped = mapped.filter(
         pl.col("icd10_category").is_not_null()
         & (pl.col("icd10_category") != pl.col("primary_icd10_category").fill_null(""))
     )
-    mapped = with_categories(mapped, current=current).filter(pl.col("category").is_not_null())
     # Z codes carry distinct facts below the category (Z79.4 insulin, Z79.01 anticoagulants).
     concept = pl.when(pl.col("icd10_category").str.starts_with("Z")).then(pl.col("icd10_code")).otherwise(
         pl.col("icd10_category")
     )
-    mapped = mapped.with_columns(pl.format("icd10:{}", concept).alias("concept"))
-    mapped = mapped.unique(subset=["case_id", "concept"], keep="first", maintain_order=True)
+    return with_categories(mapped, current=current).with_columns(pl.format("icd10:{}", concept).alias("concept"))
+
+
+def diagnosis_units(coded: pl.DataFrame, cases: pl.DataFrame, *, current: bool, ref: str) -> pl.DataFrame:
+    """History units from coded diagnoses (``case_id, icd_code, icd_version, title``), in the
+    patient's words (pipelines.units.lay).
+
+    One unit per case and ICD-10-CM category (per code for Z codes; the first row wins: callers
+    order by recency); only codes that are history (:func:`coded_history`).
+    """
+    if coded.is_empty():
+        return pl.DataFrame()
+    history = coded_history(coded, cases, current=current).filter(pl.col("category").is_not_null())
+    history = history.unique(subset=["case_id", "concept"], keep="first", maintain_order=True)
+    history = with_lay_text(history)
     return unit_rows(
-        mapped,
+        history,
         pl.col("category"),
-        pl.col("title").str.strip_chars(),
+        pl.coalesce("lay_text", pl.col("title").str.strip_chars()),
         pl.format("{}:icd{}:{}", pl.lit(ref), "icd_version", "icd_code"),
         pl.col("concept"),
     )

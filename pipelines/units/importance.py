@@ -10,18 +10,26 @@ one patient count once: ``n`` observations, ``n_c`` with the concept, ``n_b`` in
 ``P(X >= n_cb)`` (scipy). A pair with ``n_cb >= min_support`` is *tested*; Benjamini-Hochberg
 (statsmodels) adjusts the p-values of the tested pairs. Then, for a unit of a case in block ``b``:
 
-1. ``background`` if its category is a social or demographic fact (:data:`BACKGROUND_CATEGORIES`);
+1. ``background`` if its category is demographic, or social (:data:`BACKGROUND_CATEGORIES`) and
+   not a knowledge association (step 4: smoking, alcohol and drug use can be);
 2. ``key`` if ``(c, b)`` is associated: tested, ``lift >= key_lift`` and adjusted ``p <= alpha``;
 3. ``background`` if ``c`` is common (``n_c >= min_support``) and not positively associated with
    ``b`` (``lift <= 1``, or it never occurs in ``b``): a fact most patients share;
-4. ``supporting`` otherwise (positively but not significantly associated, or too rare to judge).
+4. where the statistics could not decide (neither key nor background: positively but not
+   significantly associated, or too rare to test, which on a small cohort is nearly every unit),
+   the knowledge-based fallback: ``key`` if ``key_associations.csv`` associates the unit (a coded
+   condition, a drug, a symptom phrase) with the case's primary ICD-10-CM code
+   (pipelines.units.knowledge), so that warfarin is key for an intracranial hemorrhage and a
+   multivitamin is key for nothing;
+5. ``supporting`` otherwise.
 
-Every case with hidden units then gets at least one ``key`` hidden unit: when the rule gave none,
-the hidden unit of a non-background category with the strongest evidence is promoted (smallest
-unadjusted p of its concept in the case's block, then highest lift, category order, ordinal;
-concepts never seen with the block in train rank last) and ``importance_notes`` records it. A
-case whose hidden units are all social/demographic keeps no key unit and its note says so.
-Everything is deterministic (sorted inputs, ties broken by unit order).
+``importance_basis`` (of the labelled units; published through ``importance_notes``) says which
+step decided: ``category`` (1), ``statistics`` (2, 3, or a tested pair left supporting),
+``knowledge`` (4), ``none`` (5: too rare to test, no association). Nothing is promoted to key
+without one of these reasons. ``importance_notes`` has one row per case with hidden units: its
+resolution (``statistics``: a hidden key from the statistics; ``knowledge``: hidden keys only from
+the fallback, the reason names the association; ``no_key``: none, and why) and the unit ids of its
+keys by basis. Everything is deterministic (sorted inputs, ties broken by unit order).
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ from scipy.stats import hypergeom
 from statsmodels.stats.multitest import multipletests
 
 from pipelines.leakage import normalise
+from pipelines.units import knowledge
 from pipelines.units.candidates import CATEGORY_ORDER
 
 BACKGROUND_CATEGORIES = ("demographic", "social")
@@ -47,7 +56,7 @@ class ImportanceRule:
 
 @dataclass(frozen=True)
 class Labelled:
-    units: pl.DataFrame  # the input units with `importance`
+    units: pl.DataFrame  # the input units with `importance` and `importance_basis`
     notes: pl.DataFrame  # importance_notes rows
     associations: pl.DataFrame  # tested (concept, block) pairs with n, lift, p, p_adjusted, key
 
@@ -101,65 +110,106 @@ def learn(units: pl.DataFrame, cases: pl.DataFrame, rule: ImportanceRule) -> pl.
 
 
 def label(units: pl.DataFrame, cases: pl.DataFrame, rule: ImportanceRule = ImportanceRule()) -> Labelled:
-    """Label ``units`` (unit_candidates rows) for ``cases`` (case_id, split, block, patient_key).
-
-    See the module docstring for the rule.
+    """Label ``units`` (unit_candidates rows) for ``cases`` (case_id, split, block, patient_key,
+    primary_icd10). See the module docstring for the rule.
     """
     units = with_concept_key(units)
     stats = learn(units, cases, rule)
     frequency = stats.group_by("concept_key").agg(pl.col("n_c").first())
+    known = knowledge.matches(units, cases)
     units = (
         units.join(cases.select("case_id", "block"), on="case_id", how="left")
         .join(stats.select("concept_key", "block", "lift", "p", "p_adjusted"), on=["concept_key", "block"],
               how="left", nulls_equal=True)
         .join(frequency, on="concept_key", how="left")
+        .join(known, on="unit_id", how="left")
     )
     associated = (pl.col("lift") >= rule.key_lift) & (pl.col("p_adjusted") <= rule.alpha)  # null when untested
     common_unrelated = (pl.col("n_c").fill_null(0) >= rule.min_support) & (pl.col("lift").fill_null(0.0) <= 1.0)
-    background_category = pl.col("category").is_in(BACKGROUND_CATEGORIES)
-    units = units.with_columns(
-        pl.when(background_category).then(pl.lit("background"))
-        .when(associated.fill_null(False)).then(pl.lit("key"))
-        .when(common_unrelated).then(pl.lit("background"))
-        .otherwise(pl.lit("supporting"))
-        .alias("importance")
+    by_knowledge = pl.col("association").is_not_null()
+    # Social facts are never key by statistics (marital status, language), only by a known association.
+    social = pl.col("category") == "social"
+    background_category = (pl.col("category") == "demographic") | (social & ~by_knowledge)
+    decided = (
+        pl.when(background_category).then(pl.lit("background|category"))
+        .when(~social & associated.fill_null(False)).then(pl.lit("key|statistics"))
+        .when(~social & common_unrelated).then(pl.lit("background|statistics"))
+        .when(by_knowledge).then(pl.lit("key|knowledge"))
+        .when(pl.col("p_adjusted").is_not_null()).then(pl.lit("supporting|statistics"))
+        .otherwise(pl.lit("supporting|none"))
     )
-    units, notes = _ensure_key(units)
+    units = units.with_columns(decided.str.split_exact("|", 1).struct.rename_fields(["importance", "importance_basis"])
+                               .alias("_decided")).unnest("_decided")
+    notes = _notes(units)
     associations = stats.with_columns(associated.alias("key")).sort("concept_key", "block")
-    return Labelled(units.drop("concept_key", "block", "lift", "p", "p_adjusted", "n_c"), notes, associations)
+    return Labelled(units.drop("concept_key", "block", "lift", "p", "p_adjusted", "n_c", "association", "why"),
+                    notes, associations)
 
 
-def _ensure_key(units: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-    hidden = units.filter(~pl.col("disclosed"))
-    with_key = hidden.filter(pl.col("importance") == "key").select("case_id").unique()
-    lacking = hidden.join(with_key, on="case_id", how="anti")
-    eligible = lacking.filter(~pl.col("category").is_in(BACKGROUND_CATEGORIES)).with_columns(
+def _first_key(basis: str) -> pl.Expr:
+    key = (pl.col("importance") == "key") & (pl.col("importance_basis") == basis)
+    return pl.col("unit_id").filter(key & ~pl.col("disclosed")).first()
+
+
+def _notes(units: pl.DataFrame) -> pl.DataFrame:
+    """importance_notes: one row per case with hidden units, saying where its key units came from."""
+    ranked = units.with_columns(
         pl.col("category").replace_strict(CATEGORY_ORDER, default=len(CATEGORY_ORDER)).alias("_rank")
+    ).sort("case_id", "_rank", "ordinal", "unit_id")
+    key = pl.col("importance") == "key"
+    per_case = ranked.group_by("case_id", maintain_order=True).agg(
+        pl.col("unit_id").filter(key & (pl.col("importance_basis") == "statistics")).alias("statistics_keys"),
+        pl.col("unit_id").filter(key & (pl.col("importance_basis") == "knowledge")).alias("knowledge_keys"),
+        _first_key("statistics").alias("_by_statistics"), _first_key("knowledge").alias("_by_knowledge"),
+        pl.col("why").filter(key & ~pl.col("disclosed")).drop_nulls().first().alias("_why"),
+        (~pl.col("disclosed")).any().alias("_hidden"),
+        pl.col("category").filter(~pl.col("disclosed")).is_in(BACKGROUND_CATEGORIES).all().alias("_only_background"),
+        pl.col("category").filter(~pl.col("disclosed")).unique().sort().str.join(", ").alias("_cats"),
+    ).filter(pl.col("_hidden"))
+    resolution = (pl.when(pl.col("_by_statistics").is_not_null()).then(pl.lit("statistics"))
+                  .when(pl.col("_by_knowledge").is_not_null()).then(pl.lit("knowledge"))
+                  .otherwise(pl.lit("no_key")))
+    reason = (
+        pl.when(pl.col("_by_statistics").is_not_null())
+        .then(pl.format("{} key unit(s) associated with the diagnosis block on train (and {} by the knowledge-based "
+                        "fallback)", pl.col("statistics_keys").list.len(), pl.col("knowledge_keys").list.len()))
+        .when(pl.col("_by_knowledge").is_not_null())
+        .then(pl.format("the train statistics gave no key unit; {} key by the knowledge-based fallback "
+                        "(key_associations.csv), first: {}", pl.col("knowledge_keys").list.len(), pl.col("_why")))
+        .when(pl.col("_only_background"))
+        .then(pl.format("hidden units are only background facts ({})", "_cats"))
+        .otherwise(pl.format("no hidden unit ({}) is associated with the diagnosis by the train statistics or "
+                             "the knowledge-based fallback (key_associations.csv): none is key", "_cats"))
     )
-    chosen = eligible.sort(
-        ["case_id", "p", "lift", "_rank", "ordinal", "unit_id"],
-        descending=[False, False, True, False, False, False], nulls_last=True,
-    ).unique(subset="case_id", keep="first", maintain_order=True)
-    promoted = chosen.select(
-        "case_id",
-        pl.lit("promoted").alias("resolution"),
-        "unit_id",
-        pl.format(
-            "no hidden unit reached the key rule; promoted the {} unit with the strongest association "
-            "(concept {}, lift {}, p {})", "category", "concept_key",
-            pl.col("lift").round(2).cast(pl.Utf8).fill_null("n/a"), pl.col("p").round(4).cast(pl.Utf8).fill_null("n/a"),
-        ).alias("reason"),
-    )
-    no_key = lacking.join(chosen, on="case_id", how="anti").group_by("case_id").agg(
-        pl.col("category").unique().sort().str.join(", ").alias("cats")
-    ).select(
-        "case_id",
-        pl.lit("no_key").alias("resolution"),
-        pl.lit(None, pl.Utf8).alias("unit_id"),
-        pl.format("hidden units are only background facts ({})", "cats").alias("reason"),
-    )
-    units = units.with_columns(
-        pl.when(pl.col("unit_id").is_in(chosen["unit_id"].implode()))
-        .then(pl.lit("key")).otherwise(pl.col("importance")).alias("importance")
-    )
-    return units, pl.concat([promoted, no_key]).sort("case_id")
+    return per_case.select(
+        "case_id", resolution.alias("resolution"), pl.coalesce("_by_statistics", "_by_knowledge").alias("unit_id"),
+        reason.alias("reason"), "statistics_keys", "knowledge_keys",
+    ).sort("case_id")
+
+
+def key_problems(units: pl.DataFrame, notes: pl.DataFrame) -> dict[str, int]:
+    """What the information_units check counts: cases with hidden units but neither a key hidden
+    unit nor a ``no_key`` note, key units that no note gives a basis for (statistics or knowledge:
+    an arbitrary promotion), and cases that have a key although their note says they have none."""
+    hidden = units.filter(~pl.col("disclosed"))
+    keys = units.filter(pl.col("importance") == "key")
+    with_key = hidden.filter(pl.col("importance") == "key").select("case_id").unique()
+    no_key = notes.filter(pl.col("resolution") == "no_key").select("case_id")
+    unexplained = hidden.select("case_id").unique().join(with_key, on="case_id", how="anti").join(
+        no_key, on="case_id", how="anti")
+    based = notes.select("case_id", pl.concat_list("statistics_keys", "knowledge_keys").alias("unit_id")).explode(
+        "unit_id")
+    baseless = keys.join(based, on=["case_id", "unit_id"], how="anti")
+    return {"cases_without_key_or_note": unexplained.height, "keys_without_basis": baseless.height,
+            "no_key_notes_with_a_key": with_key.join(no_key, on="case_id", how="semi").height}
+
+
+def basis_counts(notes: pl.DataFrame) -> dict[str, int]:
+    """Key units per basis and cases per resolution (asset metadata), from importance_notes."""
+    resolutions = dict(notes.group_by("resolution").len().iter_rows())
+    return {
+        "keys_from_statistics": int(notes["statistics_keys"].list.len().sum()) if notes.height else 0,
+        "keys_from_knowledge": int(notes["knowledge_keys"].list.len().sum()) if notes.height else 0,
+        **{f"cases_keyed_by_{r}": resolutions.get(r, 0) for r in ("statistics", "knowledge")},
+        "cases_without_key": resolutions.get("no_key", 0),
+    }

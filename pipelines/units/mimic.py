@@ -5,18 +5,24 @@ counts as patient-reportable when the patient would know it on arrival, from the
 from earlier care, and it does not come from this admission's workup:
 
 * demographics (``demographic``, disclosed): age and sex; the presentation states them.
-* past history (``pmh``, ``allergy``, ``family``, ``social``, ``medication`` by code): every
-  diagnosis coded at an EARLIER admission (discharged before this admittime), titled with
-  ``d_icd_diagnoses.long_title``; the patient was told at that stay. Stay-describing codes are
-  left out (pipelines.units.chronic.NOT_HISTORY).
-* chronic comorbidities of THIS admission: secondary diagnoses are coded at discharge, but a
-  chronic condition (pipelines.units.chronic.CHRONIC, e.g. diabetes, hypertension, COPD, CKD,
-  nicotine dependence, long-term drug use, personal/family history, allergy status) was known
-  before the patient arrived. Titles calling the condition acute are not.
+* past history (``pmh``, ``psh``, ``allergy``, ``family``, ``social``, ``medication`` by code):
+  every diagnosis coded at an EARLIER admission (discharged before this admittime); the patient
+  was told at that stay. Codes that describe a stay or a test result are left out
+  (pipelines.units.chronic).
+* comorbidities of THIS admission: secondary diagnoses are coded at discharge, so only what the
+  patient knew on arrival: conditions chronic by HCUP's Chronic Condition Indicator (diabetes,
+  hypertension, COPD, CKD ...) and codes that state a fact from before the stay (personal and
+  family history, allergy status, tobacco use), never statuses or events the stay may have
+  created (long-term anticoagulant use, ventilator dependence, postprocedural states, myocardial
+  infarction); pipelines.units.chronic has the rule.
+* history units say the condition as the patient would ("I have type 2 diabetes"), not its ICD
+  title (pipelines.units.lay).
 * the current primary diagnosis's ICD-10 category, hence the diagnosis and all its descendants,
   is never a unit, from either admission.
-* home medications (``medication``): what the most recent earlier admission sent the patient
-  home on (sql/units_mimic_prior_medications.sql).
+* home medications (``medication``): the discharge prescriptions of the most recent earlier
+  admission that a patient takes at home (sql/units_mimic_prior_medications.sql,
+  pipelines.units.medications: no IV, PO/NG or NG orders, heparin prophylaxis, sliding-scale
+  insulin, flushes or as-needed ward items).
 * outpatient measurements (``measurement``): the last blood pressure, weight, BMI and height in
   ``omr`` before the admission day, as told at a clinic visit.
 * social facts recorded at registration (``social``): marital status and preferred language.
@@ -38,23 +44,11 @@ import polars as pl
 
 from pipelines.units.candidates import finish
 from pipelines.units.coded import demographic_units, diagnosis_units, unit_rows
+from pipelines.units.medications import prior_discharge_units
 from pipelines.warehouse import Warehouse
 
 MEASUREMENTS = (("blood pressure", "blood pressure"), ("weight", "weight"), ("bmi", "BMI"), ("height", "height"))
 UNKNOWN_VALUES = ("?", "UNKNOWN", "UNABLE TO OBTAIN", "")
-
-
-def medication_units(meds: pl.DataFrame) -> pl.DataFrame:
-    if meds.is_empty():
-        return pl.DataFrame()
-    dose = pl.concat_str([pl.col("dose"), pl.col("dose_unit"), pl.col("route")], separator=" ", ignore_nulls=True)
-    return unit_rows(
-        meds,
-        "medication",
-        pl.concat_str([pl.col("drug"), dose], separator=" ", ignore_nulls=True),
-        pl.format("mimic_prescriptions:prior_discharge:{}", "drug"),
-        pl.format("drug:{}", pl.col("drug").str.to_lowercase().str.extract(r"([a-z][a-z\-]+)", 1).fill_null("other")),
-    )
 
 
 def _bp_class(value: str) -> str:
@@ -146,6 +140,6 @@ def structured_units(warehouse: Warehouse, cases: pl.DataFrame) -> pl.DataFrame:
     if history.height:
         # A condition already known from an earlier stay is not repeated from this one.
         history = history.unique(subset=["case_id", "concept"], keep="first", maintain_order=True)
-    parts = [demographic_units(cases), history, prior_admission_units(admissions), medication_units(meds),
+    parts = [demographic_units(cases), history, prior_admission_units(admissions), prior_discharge_units(meds),
              measurement_units(omr), social_units(cases)]
     return finish(pl.concat([p for p in parts if p.height], how="diagonal_relaxed"))

@@ -1,15 +1,16 @@
 """Publish ``information_units`` from every unit_candidates partition.
 
 1. Candidates of skeleton cases are read from every producer's files.
-2. Note precedence: when a case's discharge note gave units of a history category (pmh,
+2. Note precedence: when a case's discharge note gave units of a history category (pmh, psh,
    medication, allergy, social, family), the structured units of that category are left out, so a
    fact is not told twice in two wordings ("HTN" from the note, "Essential (primary)
    hypertension" from the codes). Structured measurements and demographics always stay. Which
    producer gives way to which is ``superseded_by`` in pipelines/content/producers.py.
 3. The leakage guard scrubs diagnosis mentions from free text (clause rule) and drops a unit left
-   without content, or any structured unit whose coded title names the diagnosis; both are
-   recorded in ``leakage_removals`` (partition ``information_units``).
-4. Importance is labelled by the rule learned on train (pipelines.units.importance).
+   without content, or any structured unit that names the diagnosis or is an index name of its
+   code; all are recorded in ``leakage_removals`` (partition ``information_units``).
+4. Importance is labelled by the rule learned on train, with its knowledge-based fallback
+   (pipelines.units.importance).
 5. Ordinals are renumbered per case: category order, then producer (their order in
    pipelines/content/producers.py), then the producer's order.
 """
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 import polars as pl
 
 import schemas
-from pipelines.content import producers
+from pipelines.content import leakage_audit, producers
 from pipelines.content.leakage_guard import CaseTerms, scrub_column
 from pipelines.notes.units import REMOVAL_COLUMNS
 from pipelines.units.candidates import CATEGORY_ORDER
@@ -29,7 +30,9 @@ from pipelines.units.importance import ImportanceRule, label
 from pipelines.warehouse import Warehouse
 
 PRODUCER_ORDER = producers.order("unit_candidates")
-NOTE_PRECEDENCE = ("pmh", "medication", "allergy", "social", "family")
+NOTE_PRECEDENCE = ("pmh", "psh", "medication", "allergy", "social", "family")
+# A note's past medical history lists operations too ("s/p CABG"), so it covers coded psh units.
+_COVERS = pl.col("category").replace({"psh": "pmh"}).alias("_covers")
 CODED_PRODUCERS = producers.coded()
 
 
@@ -58,17 +61,21 @@ def note_precedence(candidates: pl.DataFrame, superseded_by: dict[str, str] | No
     for producer, by in (producers.superseded() if superseded_by is None else superseded_by).items():
         covered = candidates.filter(
             (pl.col("producer") == by) & pl.col("category").is_in(NOTE_PRECEDENCE)
-        ).select("case_id", "category").unique()
-        superseded = candidates.filter(pl.col("producer") == producer).join(
-            covered, on=["case_id", "category"], how="semi"
+        ).select("case_id", _COVERS).unique()
+        superseded = candidates.filter(pl.col("producer") == producer).with_columns(_COVERS).join(
+            covered, on=["case_id", "_covers"], how="semi"
         )
         candidates = candidates.join(superseded.select("unit_id"), on="unit_id", how="anti")
     return candidates
 
 
-def guard(candidates: pl.DataFrame, terms: CaseTerms) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Scrub free text (clause rule); drop a coded title that names the diagnosis, since what is left
-    of a title ("Essential (primary)") means nothing."""
+def guard(candidates: pl.DataFrame, terms: CaseTerms, codes: pl.DataFrame | None = None
+          ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Scrub free text (clause rule); drop a coded unit that names the diagnosis, since what is left
+    of a condition ("I have ... disease") means nothing. A coded unit is a whole condition, so it is
+    also dropped when it is an ICD-10-CM index name of the primary code (``codes``: case_id,
+    primary_icd10; pipelines.content.leakage_audit): a delirium episode is the diagnosis of a case of
+    R41.0 disorientation, whose index names include delirium."""
     scrubbed = scrub_column(candidates.with_columns(pl.col("text").alias("_original")), "text", terms)
     scrubbed = scrubbed.with_columns(
         (pl.col("leak_left") & (pl.col("leak_terms").is_null() | ~pl.col("producer").is_in(CODED_PRODUCERS)))
@@ -79,6 +86,17 @@ def guard(candidates: pl.DataFrame, terms: CaseTerms) -> tuple[pl.DataFrame, pl.
         pl.when(pl.col("leak_left")).then(pl.lit("removed_clause")).otherwise(pl.lit("dropped_unit")).alias("action"),
     )
     kept = scrubbed.filter(pl.col("leak_left")).drop("_original", "leak_terms", "leak_left")
+    if codes is not None:
+        # The detector keys texts by case_id: hand it each unit as its own "case".
+        coded = kept.filter(pl.col("producer").is_in(CODED_PRODUCERS)).join(codes, on="case_id", how="left")
+        named = leakage_audit.audit(coded.select(pl.col("unit_id").alias("case_id"), "text"), ["text"],
+                                    coded.select(pl.col("unit_id").alias("case_id"), "primary_icd10"))
+        dropped = coded.join(named.select(pl.col("case_id").alias("unit_id"), "name")
+                             .unique("unit_id", keep="first", maintain_order=True), on="unit_id", how="inner")
+        kept = kept.join(dropped.select("unit_id"), on="unit_id", how="anti")
+        removals = pl.concat([removals.cast(REMOVAL_COLUMNS), dropped.select(
+            "case_id", "source_ref", pl.col("name").alias("term"), pl.col("text").alias("original_snippet"),
+            pl.lit("dropped_unit").alias("action")).cast(REMOVAL_COLUMNS)])
     return kept, removals.cast(REMOVAL_COLUMNS)
 
 
@@ -88,8 +106,9 @@ def publish(warehouse: Warehouse, skeleton: pl.DataFrame, terms: CaseTerms,
     candidates = read_candidates(warehouse, skeleton)
     kept = note_precedence(candidates)
     superseded = candidates.height - kept.height
-    kept, removals = guard(kept, terms)
-    cases = skeleton.select("case_id", "split", "patient_key", pl.col("primary_icd10_block").alias("block"))
+    kept, removals = guard(kept, terms, skeleton.select("case_id", "primary_icd10"))
+    cases = skeleton.select("case_id", "split", "patient_key", pl.col("primary_icd10_block").alias("block"),
+                            "primary_icd10")
     labelled = label(kept, cases, rule)
     units = labelled.units.with_columns(
         pl.col("category").replace_strict(CATEGORY_ORDER, default=len(CATEGORY_ORDER)).alias("_rank"),

@@ -1,70 +1,149 @@
 import polars as pl
+import pytest
 
 from pipelines.units.candidates import finish
-from pipelines.units.importance import ImportanceRule, label
+from pipelines.units.importance import ImportanceRule, basis_counts, key_problems, label
+from pipelines.units.knowledge import ASSOCIATIONS
 
 
 def _units(rows):
-    df = pl.DataFrame(rows, schema=["case_id", "category", "text", "disclosed", "concept"], orient="row")
-    return finish(df.with_columns(pl.lit(False).alias("negated"), pl.lit("test").alias("source_ref")))
+    rows = [r if len(r) == 6 else (*r, False) for r in rows]
+    df = pl.DataFrame(rows, schema=["case_id", "category", "text", "disclosed", "concept", "negated"], orient="row")
+    return finish(df.with_columns(pl.lit("test").alias("source_ref")))
 
 
 def _case(i: int) -> str:
     return f"c_{i:016x}"
 
 
-def test_associated_concepts_are_key_common_ones_background_and_every_case_gets_a_key():
+def _cases(rows):
+    return pl.DataFrame(rows, schema=["case_id", "split", "patient_key", "block", "primary_icd10"], orient="row")
+
+
+def _importance(out) -> dict[str, tuple[str, str]]:
+    return {t: (i, b) for t, i, b in out.units.select("text", "importance", "importance_basis").iter_rows()}
+
+
+def test_associated_concepts_are_key_common_ones_background_and_nothing_is_promoted():
     rows, cases = [], []
     for i in range(40):
-        block = "I20-I25" if i < 20 else "J40-J4A"
-        cases.append((_case(i), "test" if i % 10 == 9 else "train", f"p{i}", block))
+        block, code = ("I20-I25", "I25.10") if i < 20 else ("S80-S89", "S82.101A")
+        cases.append((_case(i), "test" if i % 10 == 9 else "train", f"p{i}", block, code))
         rows.append((_case(i), "demographic", "Age: 60 years", True, "demographic:age"))
         rows.append((_case(i), "social", "Marital status: married", False, "social:marital_status:married"))
         rows.append((_case(i), "measurement", "Last outpatient weight: 180 lbs", False, "measurement:weight"))
         if block == "I20-I25":
-            rows.append((_case(i), "medication", "Nitroglycerin 0.4 mg SL", False, "drug:nitroglycerin"))
+            rows.append((_case(i), "medication", "I take ranitidine", False, "drug:ranitidine"))
             rows.append((_case(i), "pmh", f"Appendectomy at age {i}", False, None))
         else:
             rows.append((_case(i), "pmh", f"Rare history {i}", False, None))
-    cases_df = pl.DataFrame(cases, schema=["case_id", "split", "patient_key", "block"], orient="row")
-    out = label(_units(rows), cases_df, ImportanceRule(min_support=3, key_lift=1.5, alpha=0.05))
-    units = out.units
-    importance = dict(units.select(pl.concat_str("case_id", "category", separator="|"), "importance").iter_rows())
-    assert importance[f"{_case(0)}|medication"] == "key"  # nitroglycerin ~ ischaemic heart disease
-    assert importance[f"{_case(9)}|medication"] == "key"  # test cases use what train learned
-    assert importance[f"{_case(0)}|pmh"] == "supporting"  # too rare to judge
-    assert importance[f"{_case(0)}|social"] == "background"
-    assert importance[f"{_case(0)}|demographic"] == "background"
-    assert importance[f"{_case(0)}|measurement"] == "background"  # everyone has it
-    # J40 cases have no associated concept: their rare history is promoted and the note says so
-    assert importance[f"{_case(25)}|pmh"] == "key"
-    notes = out.notes
-    assert set(notes.filter(pl.col("resolution") == "promoted")["case_id"]) == {_case(i) for i in range(20, 40)}
-    assert set(units["importance"]) == {"key", "supporting", "background"}
-    assert out.associations.filter(pl.col("key"))["concept_key"].to_list() == ["drug:nitroglycerin"]
+    out = label(_units(rows), _cases(cases), ImportanceRule(min_support=3, key_lift=1.5, alpha=0.05))
+    importance = {(c, cat): (i, b) for c, cat, i, b in
+                  out.units.select("case_id", "category", "importance", "importance_basis").iter_rows()}
+    assert importance[(_case(0), "medication")] == ("key", "statistics")  # ranitidine ~ this cohort's IHD
+    assert importance[(_case(9), "medication")] == ("key", "statistics")  # test cases use what train learned
+    assert importance[(_case(0), "pmh")] == ("supporting", "none")  # too rare to judge, no known association
+    assert importance[(_case(0), "social")] == ("background", "category")
+    assert importance[(_case(0), "demographic")] == ("background", "category")
+    assert importance[(_case(0), "measurement")] == ("background", "statistics")  # everyone has it
+    # the fracture cases have no associated unit: none is promoted, and their notes say so
+    assert importance[(_case(25), "pmh")] == ("supporting", "none")
+    notes = out.notes.filter(pl.col("resolution") != "statistics")
+    assert set(notes["case_id"]) == {_case(i) for i in range(20, 40)}
+    assert set(notes["resolution"]) == {"no_key"}
+    assert notes["reason"].str.contains("knowledge-based fallback").all()
+    first = out.notes.row(0, named=True)
+    assert first["resolution"] == "statistics" and len(first["statistics_keys"]) == 1 and first["knowledge_keys"] == []
+    assert out.associations.filter(pl.col("key"))["concept_key"].to_list() == ["drug:ranitidine"]
+
+
+def _one_case(code: str, units: list[tuple]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    rows = [(_case(1), cat, text, False, concept, *rest) for cat, text, concept, *rest in units]
+    return _units(rows), _cases([(_case(1), "train", "p1", "X", code)])
+
+
+def test_the_knowledge_fallback_keys_salient_units_only():
+    units, cases = _one_case("I61.9", [
+        ("medication", "I take warfarin 5 mg", "drug:warfarin"),
+        ("medication", "I take multivitamins 1 tab", "drug:multivitamins"),
+        ("pmh", "I have high blood pressure", "icd10:I10"),
+        ("pmh", "I have acid reflux", "icd10:K21"),
+        ("social", "I used to smoke", "icd10:Z87.891"),
+        ("social", "Marital status: married", "social:marital_status:married"),
+    ])
+    out = label(units, cases)
+    assert _importance(out) == {
+        "I take warfarin 5 mg": ("key", "knowledge"),  # anticoagulant ~ intracerebral hemorrhage
+        "I take multivitamins 1 tab": ("supporting", "none"),
+        "I have high blood pressure": ("key", "knowledge"),
+        "I have acid reflux": ("supporting", "none"),
+        "I used to smoke": ("background", "category"),  # smoking is salient for lung disease, not for this
+        "Marital status: married": ("background", "category"),
+    }
+    note = out.notes.row(0, named=True)
+    assert note["resolution"] == "knowledge" and "2 key" in note["reason"] and "hypertension" in note["reason"]
+
+
+def test_smoking_is_key_for_copd_and_symptoms_must_be_affirmed():
+    units, cases = _one_case("J44.1", [
+        ("social", "I smoke", "icd10:F17"),
+        ("hpi", "worse shortness of breath for three days", None),
+        ("ros", "no cough", None, True),
+    ])
+    out = label(units, cases)
+    assert _importance(out) == {"I smoke": ("key", "knowledge"),
+                                "worse shortness of breath for three days": ("key", "knowledge"),
+                                "no cough": ("supporting", "none")}
+
+
+@pytest.mark.parametrize("association", [a for a in ASSOCIATIONS if a.kind == "drug"], ids=lambda a: a.why[:30])
+def test_no_medication_is_key_by_the_fallback_for_an_unrelated_diagnosis(association):
+    drugs = association.pattern.removeprefix("^drug:(?:").removesuffix(")").split("|")
+    rows = [("medication", f"I take {d.replace(chr(92), '')}", f"drug:{d.replace(chr(92), '')}") for d in drugs]
+    for code in ("H25.9", "L60.0", "S52.501A"):  # cataract, ingrown nail, fractured radius
+        units, cases = _one_case(code, rows)
+        assert set(label(units, cases).units["importance"]) == {"supporting"}, code
+    units, cases = _one_case(association.diagnoses[0][0], rows)
+    assert set(label(units, cases).units["importance"]) == {"key"}
 
 
 def test_a_case_with_only_background_facts_has_a_note_instead_of_a_key():
     rows = [(_case(1), "social", "Preferred language: english", False, "social:language:english"),
             (_case(1), "demographic", "Age: 70 years", True, "demographic:age")]
-    cases_df = pl.DataFrame([(_case(1), "train", "p1", "I30-I5A")], schema=["case_id", "split", "patient_key", "block"],
-                            orient="row")
-    out = label(_units(rows), cases_df)
+    out = label(_units(rows), _cases([(_case(1), "train", "p1", "I30-I5A", "I50.9")]))
     assert "key" not in out.units["importance"].to_list()
-    assert out.notes.row(0, named=True)["resolution"] == "no_key"
+    note = out.notes.row(0, named=True)
+    assert note["resolution"] == "no_key" and "only background" in note["reason"]
+
+
+def test_the_check_counts_find_unexplained_cases_and_baseless_keys():
+    units, cases = _one_case("I61.9", [("medication", "I take warfarin 5 mg", "drug:warfarin"),
+                                       ("medication", "I take multivitamins 1 tab", "drug:multivitamins")])
+    out = label(units, cases)
+    published = out.units.drop("importance_basis")  # the basis reaches the warehouse through the notes
+    assert key_problems(published, out.notes) == {"cases_without_key_or_note": 0, "keys_without_basis": 0,
+                                                  "no_key_notes_with_a_key": 0}
+    promoted = published.with_columns(pl.when(pl.col("text").str.contains("multivitamins")).then(pl.lit("key"))
+                                      .otherwise(pl.col("importance")).alias("importance"))
+    assert key_problems(promoted, out.notes)["keys_without_basis"] == 1
+    demoted = published.with_columns(pl.lit("supporting").alias("importance"))
+    assert key_problems(demoted, out.notes)["cases_without_key_or_note"] == 1
+    noted = out.notes.with_columns(pl.lit("no_key").alias("resolution"))
+    assert key_problems(published, noted)["no_key_notes_with_a_key"] == 1
+    assert basis_counts(out.notes) == {"keys_from_statistics": 0, "keys_from_knowledge": 1,
+                                       "cases_keyed_by_statistics": 0, "cases_keyed_by_knowledge": 1,
+                                       "cases_without_key": 0}
 
 
 def test_learning_counts_a_patient_once_per_block():
     rows = [(_case(i), "pmh", "Gout", False, "icd10:M10") for i in range(5)]
-    cases_df = pl.DataFrame([(_case(i), "train", "same-patient", "N17-N19") for i in range(5)],
-                            schema=["case_id", "split", "patient_key", "block"], orient="row")
-    out = label(_units(rows), cases_df)
+    out = label(_units(rows), _cases([(_case(i), "train", "same-patient", "N17-N19", "N17.9") for i in range(5)]))
     assert out.associations.row(0, named=True)["n_cb"] == 1
 
 
 def test_labels_are_deterministic():
     rows = [(_case(i), "pmh", f"History {i % 3}", False, None) for i in range(12)]
-    cases_df = pl.DataFrame([(_case(i), "train", f"p{i}", "A00-A09" if i % 2 else "B00-B09") for i in range(12)],
-                            schema=["case_id", "split", "patient_key", "block"], orient="row")
-    first, second = label(_units(rows), cases_df), label(_units(rows), cases_df)
+    cases = _cases([(_case(i), "train", f"p{i}", "A00-A09" if i % 2 else "B00-B09", "A09" if i % 2 else "B01.9")
+                    for i in range(12)])
+    first, second = label(_units(rows), cases), label(_units(rows), cases)
     assert first.units.equals(second.units) and first.notes.equals(second.notes)

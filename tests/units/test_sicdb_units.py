@@ -23,7 +23,7 @@ def test_sicdb_units_are_demographics_measurements_and_earlier_stays(tmp_path, s
     first = units.filter(pl.col("case_id") == "c_0000000000000001")
     assert first.filter(pl.col("disclosed"))["text"].to_list() == ["Age: 65 years", "Sex: female"]
     hidden = dict(first.filter(~pl.col("disclosed")).select("text", "category").iter_rows())
-    assert hidden == {"Type 2 diabetes mellitus without complications": "pmh",
+    assert hidden == {"I have type 2 diabetes": "pmh",
                       "Treated in intensive care once before": "pmh",
                       "Weight: 72.0 kg": "measurement", "Height: 168 cm": "measurement",
                       "Operation before this ICU stay (surgical site): Herzchirurgie": "hpi"}

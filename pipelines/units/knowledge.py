@@ -1,0 +1,85 @@
+"""Knowledge-based associations between units and primary diagnoses (``key_associations.csv``).
+
+The fallback of the importance rule (pipelines.units.importance): a unit matches a row when its
+concept or text is on the row's unit side (a coded condition, a drug, a symptom phrase: see the
+file's header) and the case's primary ICD-10-CM code is in the row's diagnoses. Unit sides are
+matched with vectorised expressions (per row) or per distinct concept, diagnoses per distinct
+primary code, so the work grows with the rows of the file, not with the units times the rows.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import polars as pl
+
+from pipelines.datafiles import Record, csv_records
+from pipelines.units.code_ranges import in_range, parse_ranges
+
+TERM_CATEGORIES = ("chief_complaint", "hpi", "ros")
+KINDS = ("condition", "drug", "term")
+
+
+@dataclass(frozen=True)
+class Association:
+    row: int  # line of the file
+    kind: str
+    codes: tuple[tuple[str, str], ...]  # condition: ICD-10-CM ranges of the unit's concept code
+    pattern: str  # drug / term: regular expression on the concept / lower-cased text
+    diagnoses: tuple[tuple[str, str], ...]
+    why: str
+
+    def holds_diagnosis(self, code: str | None) -> bool:
+        return bool(code) and any(in_range(code, a, b) for a, b in self.diagnoses)
+
+
+def _association(record: Record) -> Association:
+    kind = record.choice("kind", KINDS)
+    codes, pattern = (), ""
+    if kind == "condition":
+        codes = parse_ranges(record, "match")
+    else:
+        items = record.items("match")
+        if not items or any(not re.fullmatch(r"[a-z0-9][a-z0-9 '\-]*", i) for i in items):
+            raise record.error("match", "expected lower-case names or phrases separated by |")
+        words = "|".join(re.escape(i) for i in items)
+        pattern = rf"^drug:(?:{words})" if kind == "drug" else rf"\b(?:{words})\b"
+    return Association(record.line or 0, kind, codes, pattern, parse_ranges(record, "diagnoses"), record.text("why"))
+
+
+ASSOCIATIONS: tuple[Association, ...] = tuple(
+    _association(r) for r in csv_records(__package__, "key_associations.csv", ("kind", "match", "diagnoses", "why"))
+)
+
+
+def _unit_side(units: pl.DataFrame, a: Association) -> pl.DataFrame:
+    if a.kind == "condition":
+        concepts = units.filter(pl.col("concept_key").str.starts_with("icd10:")).select("concept_key").unique()
+        hit = [k for k in concepts["concept_key"] if any(in_range(k[6:], f, l) for f, l in a.codes)]
+        return units.filter(pl.col("concept_key").is_in(hit))
+    if a.kind == "drug":
+        return units.filter(pl.col("concept_key").str.contains(a.pattern))
+    return units.filter(pl.col("category").is_in(TERM_CATEGORIES) & ~pl.col("negated")
+                        & pl.col("text").str.to_lowercase().str.contains(a.pattern))
+
+
+def matches(units: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
+    """``unit_id, association`` (file line), ``why`` of every unit (``case_id, unit_id, category,
+    concept_key, text, negated``) that a row associates with its case's ``primary_icd10``
+    (``cases``: case_id, primary_icd10); the first row of the file per unit."""
+    keyed = units.select("case_id", "unit_id", "category", "concept_key", "text", "negated")
+    primaries = cases.select("case_id", "primary_icd10")
+    codes = primaries["primary_icd10"].drop_nulls().unique().to_list()
+    found = []
+    for a in ASSOCIATIONS:
+        dx = [c for c in codes if a.holds_diagnosis(c)]
+        if not dx:
+            continue
+        side = _unit_side(keyed, a).join(primaries.filter(pl.col("primary_icd10").is_in(dx)), on="case_id", how="semi")
+        found.append(side.select("unit_id", pl.lit(a.row).alias("association"), pl.lit(a.why).alias("why")))
+    schema = {"unit_id": pl.Utf8, "association": pl.Int32, "why": pl.Utf8}
+    if not found:
+        return pl.DataFrame(schema=schema)
+    return pl.concat(found).cast(schema).sort("unit_id", "association").unique("unit_id", keep="first",
+                                                                             maintain_order=True)

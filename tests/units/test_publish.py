@@ -1,0 +1,31 @@
+import polars as pl
+
+from pipelines.content.leakage_guard import case_terms
+from pipelines.units.publish import guard, note_precedence
+
+SKELETON = pl.DataFrame({
+    "case_id": ["c_dis"], "source": ["mimic_iv"], "diagnosis_name": ["Disorientation, unspecified"],
+    "acceptable_names": [[]], "primary_icd10": ["R41.0"],
+})
+
+
+def test_a_coded_unit_that_is_an_index_name_of_the_diagnosis_is_dropped():
+    units = pl.DataFrame({
+        "case_id": ["c_dis"] * 3, "unit_id": ["u_1", "u_2", "u_3"],
+        "text": ["I was treated for delirium due to known physiological condition before",
+                 "I have high blood pressure", "Family thinks the delirium started yesterday"],
+        "producer": ["mimic_structured", "mimic_structured", "mimic_notes"],
+        "source_ref": ["dx:F05", "dx:I10", "n1:0-40"],
+    })
+    kept, removals = guard(units, case_terms(SKELETON), SKELETON.select("case_id", "primary_icd10"))
+    assert kept["unit_id"].to_list() == ["u_2", "u_3"]  # free text is the scrubber's and the audit's business
+    assert removals.select("source_ref", "term", "action").rows() == [("dx:F05", "delirium", "dropped_unit")]
+
+
+def test_a_note_history_covers_coded_operations_too():
+    units = pl.DataFrame({
+        "case_id": ["c1", "c1", "c2"], "unit_id": ["u_n", "u_s", "u_t"],
+        "category": ["pmh", "psh", "psh"], "producer": ["mimic_notes", "mimic_structured", "mimic_structured"],
+    })
+    kept = note_precedence(units, {"mimic_structured": "mimic_notes"})
+    assert kept["unit_id"].to_list() == ["u_n", "u_t"]
