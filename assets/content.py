@@ -14,6 +14,7 @@ import polars as pl
 from assets.factories import gathered_table_asset, leak_check, producer_assets
 from pipelines.content import producers
 from pipelines.content.cases import curate, evidence_counts, thresholds
+from pipelines.content import leakage_audit
 from pipelines.content.leakage_guard import audit, case_terms
 from pipelines.resources import ClinverseResource
 
@@ -67,6 +68,20 @@ def presentations_do_not_leak(clinverse: ClinverseResource) -> dg.AssetCheckResu
     table = warehouse.read("cases")
     hits = audit(table, ["presentation"], case_terms(table))
     return leak_check(hits, [f"{c}: {s}" for c, _, _, s in hits.head(10).iter_rows()], table)
+
+
+@dg.asset_check(asset="cases", blocking=True)
+def patient_texts_name_no_icd10_index_term(clinverse: ClinverseResource) -> dg.AssetCheckResult:
+    """No information unit and no opening presentation names the case's primary code by an ICD-10-CM
+    title, inclusion term or abbreviation, found by a detector that shares nothing with the scrubber
+    (pipelines/content/leakage_audit.py), so what the scrubber's own terms miss is caught here."""
+    warehouse = clinverse.warehouse()
+    skeleton = warehouse.read("case_skeleton").select("case_id", "source", "primary_icd10")
+    units = warehouse.scan("information_units").select("case_id", "text").collect()
+    hits = pl.concat([leakage_audit.audit(units, ["text"], skeleton),
+                      leakage_audit.audit(warehouse.read("cases").select("case_id", "presentation"), ["presentation"],
+                                          skeleton)])
+    return leak_check(hits, [f"{c} {col} [{name}]: {s}" for c, col, name, s in hits.head(10).iter_rows()], skeleton)
 
 
 @dg.asset_check(asset="cases", blocking=True)

@@ -1,7 +1,8 @@
 """MedQA content: the patient, examination and manager views of the MedQA diagnosis cases.
 
 One computation (``medqa_content``) writes the ``medqa`` partitions of ``unit_candidates``,
-``exam_candidates``, ``presentations`` and ``leakage_removals``, and the ``medqa_rubric`` table.
+``exam_candidates``, ``presentations`` and ``leakage_removals``, the ``medqa_rubric`` table and the
+``medqa_quarantine`` partition of ``rejects`` (history units that still hold a measurement).
 Its assets are the producers pipelines/content/producers.py lists as ``joint="medqa_content"``
 (``unit_candidates_medqa``, ``exam_candidates_medqa``, ``presentations_medqa``). Without a MedQA
 source it writes empty partitions, so nothing stale from an earlier build survives.
@@ -19,8 +20,13 @@ from pipelines.content import producers
 from pipelines.content.partitions import write_partition
 from pipelines.leakage import find_mentions
 from pipelines.medqa.answer_icd import equivalent_names
-from pipelines.medqa.convert import MedqaViews, convert_questions
-from pipelines.medqa.findings import MEASUREMENT
+from pipelines.medqa.convert import (
+    QUARANTINE_PARTITION,
+    QUARANTINE_REASON,
+    MedqaViews,
+    convert_questions,
+    holds_measurement,
+)
 from pipelines.medqa.vignette import stem_span
 from pipelines.resources import ClinverseResource
 from pipelines.warehouse import Warehouse
@@ -37,7 +43,7 @@ MIN_PRESENTED = 0.95  # share of MedQA cases that must get an opening presentati
 def _skipped_views() -> MedqaViews:
     return MedqaViews(*(schemas.empty(t) for t in ("unit_candidates", "exam_candidates", "presentations")),
                       schemas.empty(RUBRIC), pl.DataFrame(schema={"case_id": pl.Utf8, "reason": pl.Utf8}),
-                      schemas.empty("leakage_removals"))
+                      schemas.empty("leakage_removals"), schemas.empty("rejects"))
 
 
 def medqa_case_ids(warehouse: Warehouse) -> pl.DataFrame:
@@ -69,6 +75,10 @@ def medqa_content(context: dg.AssetExecutionContext, clinverse: ClinverseResourc
     written = {p.asset: write_partition(warehouse, p.table, p.partition, getattr(views, p.table))
                for p in VIEWS.values()}
     write_partition(warehouse, "leakage_removals", REMOVALS, views.leakage_removals)
+    write_partition(warehouse, "rejects", QUARANTINE_PARTITION, views.quarantined)
+    if views.quarantined.height:
+        context.log.warning(f"medqa: {views.quarantined.height} history unit(s) held a measurement and were "
+                            f"quarantined; see rejects partition {QUARANTINE_PARTITION}")
     rubric_rows = warehouse.write(RUBRIC, views.rubric)
     seconds = round(time.perf_counter() - started, 3)
     common = {"skipped": skipped, "seconds": seconds}
@@ -78,6 +88,7 @@ def medqa_content(context: dg.AssetExecutionContext, clinverse: ClinverseResourc
         "rows": written[VIEWS["unit_candidates"].asset].rows,
         "cases": units["case_id"].n_unique() if units.height else 0,
         "leakage_removals": views.leakage_removals.height, "conversion_failures": views.conversion_failures.height,
+        "quarantined_units": views.quarantined.height,
         "failure_examples": dg.MetadataValue.text(
             "\n".join(f"{c}: {r}" for c, r in views.conversion_failures.head(10).iter_rows()) or "none"),
         **{f"units_{c}": n for c, n in units.group_by("category").len().sort("category").iter_rows()}, **common,
@@ -127,12 +138,23 @@ def medqa_views_name_no_option(clinverse: ClinverseResource) -> dg.AssetCheckRes
 @dg.asset_check(asset=VIEWS["unit_candidates"].asset, blocking=True)
 def medqa_history_holds_no_measurement(clinverse: ClinverseResource) -> dg.AssetCheckResult:
     """No MedQA history unit holds a clinical measurement (a value with a clinical unit, a blood
-    pressure, a saturation): those belong to the examination view."""
-    units = clinverse.warehouse().read_partition("unit_candidates", PARTITION)
-    bad = units.filter(pl.col("text").map_elements(lambda t: bool(MEASUREMENT.search(t)), return_dtype=pl.Boolean))
-    return dg.AssetCheckResult(passed=bad.is_empty(), metadata={
-        "units": units.height, "with_measurement": bad.height,
-        "examples": dg.MetadataValue.text("\n".join(bad["text"].head(10).to_list()) or "none")})
+    pressure, a saturation): those belong to the examination view. Units the producer could not
+    split cleanly are quarantined in ``rejects`` (partition ``medqa_quarantine``) instead; the check
+    also fails when a quarantine record is not one (no measurement, another reason, or its unit
+    published after all)."""
+    warehouse = clinverse.warehouse()
+    units = warehouse.read_partition("unit_candidates", PARTITION)
+    measured = pl.col("text").map_elements(holds_measurement, return_dtype=pl.Boolean)
+    bad = units.filter(measured)
+    quarantined = warehouse.read_partition("rejects", QUARANTINE_PARTITION)
+    wrong = quarantined.filter(~pl.col("raw").map_elements(holds_measurement, return_dtype=pl.Boolean)
+                               | (pl.col("reason") != QUARANTINE_REASON)
+                               | pl.col("row_key").is_in(units["source_ref"].implode()))
+    return dg.AssetCheckResult(passed=bad.is_empty() and wrong.is_empty(), metadata={
+        "units": units.height, "with_measurement": bad.height, "quarantined": quarantined.height,
+        "quarantine_records_wrong": wrong.height,
+        "examples": dg.MetadataValue.text("\n".join(bad["text"].head(10).to_list()) or "none"),
+        "quarantined_examples": dg.MetadataValue.text("\n".join(quarantined["raw"].head(10).to_list()) or "none")})
 
 
 @dg.asset_check(asset=VIEWS["presentations"].asset, blocking=True)

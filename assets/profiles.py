@@ -19,6 +19,7 @@ from pipelines.content.leakage_guard import audit, case_terms
 from pipelines.profiles.augment import TEXT_COLUMNS, build_profiles
 from pipelines.profiles.match import profile_violations
 from pipelines.profiles.pool import write_pool
+from pipelines.profiles.record import DEMOGRAPHICS, case_record
 from pipelines.profiles.strata import STRATA, needed_strata, parse_stratum
 from pipelines.resources import ClinverseResource, SyntheaResource
 
@@ -109,7 +110,8 @@ def profiles(context: dg.AssetExecutionContext, clinverse: ClinverseResource) ->
     started = time.perf_counter()
     cases = warehouse.read("cases")
     pool = warehouse.read_or_empty("synthea_pool")
-    frame = build_profiles(cases, pool, settings.seed)
+    source, denied = case_record(warehouse)
+    frame = build_profiles(cases, pool, settings.seed, source=source, denied_units=denied)
     rows = warehouse.write("profiles", frame)
     n_conditions = frame["profile_conditions"].list.len()
     context.log.info(f"profiles: {rows} from {frame['generator_patient_id'].n_unique()} pool patients")
@@ -122,17 +124,22 @@ def profiles(context: dg.AssetExecutionContext, clinverse: ClinverseResource) ->
             "strata": dg.MetadataValue.text(", ".join(sorted(frame["pool_stratum"].unique().to_list()))),
             "profiles_with_secondary_overlap": frame.filter(pl.col("match_overlap") > 0).height,
             "mean_conditions_per_profile": round(float(n_conditions.mean() or 0.0), 2),
+            "profiles_with_record_demographics": 0 if source is None else frame.join(
+                source.filter(pl.any_horizontal(pl.col(c).is_not_null() for c in DEMOGRAPHICS)), on="case_id",
+                how="semi").height,
         }
     )
 
 
 @dg.asset_check(asset=profiles, blocking=True)
 def profiles_match_cases(clinverse: ClinverseResource) -> dg.AssetCheckResult:
-    """Exactly one profile per case, traceable to the pool, sex and age band of the case, and no
-    profile condition in the primary diagnosis's ICD-10-CM category."""
+    """Exactly one profile per case, traceable to the pool, sex and age band of the case; no profile
+    condition in the primary diagnosis's ICD-10-CM category, unfit for the case's sex or age
+    (condition_rules.csv) or denied by the case's units; the record's demographics where it has them."""
     warehouse = clinverse.warehouse()
+    source, denied = case_record(warehouse)
     violations = profile_violations(warehouse.read("cases"), warehouse.read("profiles"),
-                                    warehouse.read_or_empty("synthea_pool"))
+                                    warehouse.read_or_empty("synthea_pool"), source, denied)
     return dg.AssetCheckResult(passed=not any(violations.values()), metadata=violations)
 
 

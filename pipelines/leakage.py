@@ -34,6 +34,14 @@ unwrapped, the part before the first comma / "with" / "due to", leading qualifie
 "acute", "chronic", "other specified" removed), the code dotted and undotted, and the
 synonyms/abbreviations of every group in ``leakage_synonyms.csv`` that applies to the case. The
 word lists behind the simplification and :func:`has_content` are in ``leakage_words.yaml``.
+
+Symptoms are not diagnoses: the scrubber removes names of the diagnosis, never a symptom the patient
+reports that merely shares a word with one. A group's ``reportable`` words ("seizure",
+"generalized tonic-clonic seizure" for epilepsy) are dropped from the terms of every case the group
+applies to, whatever name or title brought them in, so "witnessed generalized tonic-clonic
+seizure" stays in an epilepsy case while "epilepsy" and "seizure disorder" go. Words that a group
+applying by the case's code lists as ``terms`` stay terms (for R56 convulsions the seizure is the
+diagnosis); a group that a name brings in cannot take a symptom back.
 """
 
 from __future__ import annotations
@@ -279,6 +287,7 @@ class SynonymGroup:
     group: str
     icd10_prefixes: tuple[str, ...]
     terms: tuple[str, ...]
+    reportable: tuple[str, ...] = ()  # symptoms the patient reports: never terms (module docstring)
 
 
 _ICD10_PREFIX = re.compile(r"[A-Z][0-9][0-9A-Z]{0,5}")
@@ -292,13 +301,13 @@ def _group(record: Record) -> SynonymGroup:
     terms = record.items("terms")
     if not terms:
         raise record.error("terms", "is empty")
-    return SynonymGroup(record.text("group"), prefixes, terms)
+    return SynonymGroup(record.text("group"), prefixes, terms, record.items("reportable"))
 
 
 @lru_cache(maxsize=1)
 def synonym_groups() -> tuple[SynonymGroup, ...]:
     """The documented synonym/abbreviation table (``leakage_synonyms.csv``)."""
-    records = csv_records(__package__, SYNONYMS_FILE, ("group", "icd10_prefixes", "terms"))
+    records = csv_records(__package__, SYNONYMS_FILE, ("group", "icd10_prefixes", "terms", "reportable"))
     unique(records, "group")
     return tuple(_group(r) for r in records)
 
@@ -359,14 +368,17 @@ def _diagnosis_terms(
     if code:
         candidates += [code, undotted]
     padded = [f" {normalise(n)} " for n in names]
-    for group, triggers in zip(synonym_groups(), _name_triggers()):
-        by_code = bool(undotted) and undotted.startswith(group.icd10_prefixes)
-        if by_code or any(t in n for t in triggers for n in padded):
-            candidates += group.terms
+    coded = [g for g in synonym_groups() if undotted and undotted.startswith(g.icd10_prefixes)]
+    named = [g for g, triggers in zip(synonym_groups(), _name_triggers())
+             if g not in coded and any(t in n for t in triggers for n in padded)]
+    for group in coded + named:
+        candidates += group.terms
+    symptoms = ({normalise(t) for g in coded + named for t in g.reportable}
+                - {normalise(t) for g in coded for t in g.terms})
     terms: dict[str, str] = {}
     for term in candidates:
         term = " ".join(term.split()).strip(" ,;:-")
-        if not _identifying(term):
+        if not _identifying(term) or normalise(term) in symptoms:
             continue
         terms.setdefault(term if _case_sensitive(term) else normalise(term), term)
     return tuple(sorted(terms.values(), key=lambda t: (-len(t), t.lower(), t)))

@@ -8,13 +8,17 @@ row key), ``term`` is the diagnosis term that matched (``pipelines.leakage.diagn
 * ``dropped_unit``     nothing informative was left of an information unit, so it was not kept;
 * ``dropped_finding``  the same for an examination finding;
 * ``removed_sentence`` a whole sentence was cut (free-text producers such as MedQA vignettes);
-* ``replaced_term``    the mention was replaced by a neutral phrase.
+* ``replaced_term``    the mention was replaced by a neutral phrase;
+* ``dropped_encounter_event`` an HPI clause about the encounter (ED course, treatment, procedure,
+  this visit's result: in-stay information, not history), dropped; ``term`` is
+  ``<reason>: <words matched>`` (pipelines/notes/lexicon.yaml, ``encounter_events``).
 """
 
 import pandera.polars as pa
 import polars as pl
 
-ACTIONS = ["removed_clause", "dropped_unit", "dropped_finding", "removed_sentence", "replaced_term"]
+ACTIONS = ["removed_clause", "dropped_unit", "dropped_finding", "removed_sentence", "replaced_term",
+           "dropped_encounter_event"]
 
 SCHEMA = pa.DataFrameSchema(
     {

@@ -5,6 +5,8 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
+from pipelines.content.leakage_audit import audit as independent_audit
+from pipelines.content.leakage_audit import detector
 from pipelines.leakage import (
     AUDIT_COLUMNS,
     audit_frame,
@@ -140,3 +142,66 @@ def test_scrub_leaves_no_stranded_title_or_bare_parenthetical():
     assert scrub("Mr. ___ is a ___ y/o M with h/o COPD on 2L home O2, HFrEF (EF 30%)", terms)[0] == "HFrEF (EF 30%)"
     assert scrub("COPD (FEV1 0.9L)", terms)[0] == "FEV1 0.9L"
     assert scrub("Mr. Smith has HFrEF, COPD", terms)[0] == "Mr. Smith has HFrEF"
+
+
+EPILEPSY = diagnosis_terms("Epilepsy with breakthrough seizure", ["seizure", "Generalized tonic-clonic seizure"],
+                           "G40.909", "Epilepsy, unspecified, not intractable, without status epilepticus")
+
+
+def test_scrubbing_a_diagnosis_keeps_the_symptom_that_shares_its_word() -> None:
+    # "seizure" is reportable for epilepsy (leakage_synonyms.csv), even as an acceptable name
+    assert not {"seizure", "seizures", "generalized tonic-clonic seizure"} & {t.lower() for t in EPILEPSY}
+    assert {"epilepsy", "seizure disorder", "status epilepticus", "G40.909"} <= set(EPILEPSY)
+    kept, mentions = scrub("Pt had a witnessed generalized tonic-clonic seizure at home; known epilepsy", EPILEPSY)
+    assert kept == "Pt had a witnessed generalized tonic-clonic seizure at home"
+    assert [m.term for m in mentions] == ["epilepsy"]
+    assert scrub("history of seizure disorder", EPILEPSY)[0] == ""
+
+
+def test_a_symptom_that_is_the_coded_diagnosis_stays_a_term() -> None:
+    # R56: the convulsion is the diagnosis; a name bringing in the epilepsy group takes nothing back
+    convulsions = diagnosis_terms("Unspecified convulsions", ["Epilepsy"], "R56.9", "Unspecified convulsions")
+    assert {"seizure", "convulsion", "epilepsy"} <= {t.lower() for t in convulsions}
+    assert scrub("witnessed seizure at home", convulsions)[0] == ""
+
+
+def test_reportable_words_are_never_a_groups_own_terms() -> None:
+    for group in synonym_groups():
+        assert not {normalise(t) for t in group.reportable} & {normalise(t) for t in group.terms}, group.group
+
+
+# ------------------------------------------------------------------ the independent detector
+
+def test_the_detector_builds_its_names_from_icd10cm_not_from_the_scrubber() -> None:
+    found = detector("I50.23")
+    assert {"heart failure", "systolic heart failure", "heart failure with reduced ejection fraction"} <= set(found.forms)
+    assert {"CHF", "HFrEF"} <= set(found.abbreviations)
+    # the category's siblings are other conditions: N39.0 does not look for N39.3 stress incontinence
+    assert "urinary tract infection" in detector("N39.0").forms
+    assert not [f for f in detector("N39.0").forms if "incontinence" in f]
+    assert "seizure disorder" in detector("G40.909").forms and "seizure" not in detector("G40.909").forms
+    assert detector("U99.9").forms == ()  # a code ICD-10-CM does not know has no names
+
+
+@pytest.mark.parametrize("code, text, names", [
+    ("I50.23", "History of congestive heart failure.", ["heart failure"]),
+    ("I50.23", "h/o CHF, EF 25%", ["CHF"]),
+    ("I50.23", "Heart-failure admissions twice", ["heart failure"]),
+    ("E11.9", "Takes metformin for type 2 diabetes mellitus", ["type 2 diabetes mellitus"]),
+    ("E11.9", "chf", []),  # another code's abbreviation, and lower case
+    ("D50.9", "Ferrous sulfate for her iron-deficiency anaemia", []),  # British spelling is not in ICD-10-CM
+    ("D50.9", "told she had iron deficiency anemia", ["iron deficiency anemia"]),
+    ("G40.909", "Pt had a witnessed generalized tonic-clonic seizure", []),
+    ("G40.909", "Known epilepsy on levetiracetam", ["epilepsy"]),
+    ("J18.9", "Cough for 3 days; CAP last year", ["CAP"]),
+    ("J18.9", "Fever and capsules", []),
+])
+def test_the_detector_matches_whole_words(code: str, text: str, names: list[str]) -> None:
+    assert detector(code).find(text) == names
+
+
+def test_the_independent_audit_reports_every_case_with_the_text() -> None:
+    texts = pl.DataFrame({"case_id": ["a", "b", "c"], "text": ["known CHF", "known CHF", "cough"]})
+    codes = pl.DataFrame({"case_id": ["a", "b", "c"], "primary_icd10": ["I50.23", "J18.9", "I50.23"]})
+    hits = independent_audit(texts, ["text"], codes)
+    assert hits.rows() == [("a", "text", "CHF", "known CHF")]

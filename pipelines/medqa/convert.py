@@ -17,7 +17,12 @@ vignette (:func:`pipelines.medqa.vignette.split_vignette`) and builds:
   groups) or **another answer option** as written (``equivalent_names``: the option text,
   without a trailing parenthesis, its abbreviation; not the option's synonym group, which would
   cut serologies such as "Anti-HAV IgM negative" next to option "Acute hepatitis A");
-* ``conversion_failures``: cases that got no presentation or no content at all.
+* ``conversion_failures``: cases that got no presentation or no content at all;
+* ``quarantined`` (a ``rejects`` partition): history units that still hold a clinical measurement
+  (:func:`holds_measurement`). Splitting a vignette into history and findings is heuristic, and a
+  sentence such as "found undressing himself outside in 110°F weather" can defeat it; such a unit is
+  left out with its reason, file and line instead of failing the whole build, and the blocking check
+  ``medqa_history_holds_no_measurement`` verifies that none reached the units and each was recorded.
 
 ``source_ref`` is ``medqa:<question hash>:<start>-<end>`` (character span in the question).
 """
@@ -34,13 +39,17 @@ from pipelines import icd
 from pipelines.ids import unit_id
 from pipelines.leakage import diagnosis_terms, find_mentions, has_content, scrub, snippet
 from pipelines.medqa.answer_icd import equivalent_names, map_answer
-from pipelines.medqa.findings import ExamItem
+from pipelines.medqa.findings import MEASUREMENT, ExamItem
+from pipelines.medqa.text import ascii_fold
 from pipelines.medqa.vignette import HistoryUnit, Vignette, split_vignette
 
 RUBRIC_HISTORY = 3  # illness-history units (besides the chief complaint) in the rubric
 RUBRIC_FINDINGS = 6  # abnormal findings in the rubric
 
 FAILURE_SCHEMA = {"case_id": pl.Utf8, "reason": pl.Utf8}
+QUARANTINE_PARTITION = "medqa_quarantine"  # the rejects partition of quarantined units
+QUARANTINE_REASON = ("history unit holds a clinical measurement (the vignette split is heuristic): "
+                     "quarantined, not published")
 RUBRIC_SCHEMA = {"case_id": pl.Utf8, "ordinal": pl.Int32, "key_point": pl.Utf8, "kind": pl.Utf8, "source_ref": pl.Utf8}
 
 
@@ -52,6 +61,12 @@ class MedqaViews:
     rubric: pl.DataFrame
     conversion_failures: pl.DataFrame
     leakage_removals: pl.DataFrame
+    quarantined: pl.DataFrame  # rejects rows, one per unit left out
+
+
+def holds_measurement(text: str | None) -> bool:
+    """A value with a clinical unit, a blood pressure or a saturation: examination, not history."""
+    return bool(text) and bool(MEASUREMENT.search(text) or MEASUREMENT.search(ascii_fold(text)))
 
 
 @dataclass(frozen=True)
@@ -111,15 +126,21 @@ def _ref(medqa_hash: str, start: int, end: int) -> str:
     return f"medqa:{medqa_hash}:{start}-{end}"
 
 
-def _unit_rows(case_id: str, medqa_hash: str, v: Vignette, guard: _Guard) -> list[dict]:
+def _unit_rows(case_id: str, row: dict, v: Vignette, guard: _Guard, quarantined: list[dict]) -> list[dict]:
     units: list[HistoryUnit] = [u for u in (v.demographic, v.chief_complaint) if u is not None] + v.history
     rows: list[dict] = []
+    medqa_hash = row["medqa_hash"]
     for unit in units:
         ref = _ref(medqa_hash, unit.start, unit.end)
         text = guard.clean(unit.text, ref, "dropped_unit")
         if not text or not text.strip():
             continue
         text = " ".join(text.split())
+        if holds_measurement(text):
+            quarantined.append({"source": "medqa", "table": "unit_candidates", "file": row.get("medqa_file") or "",
+                                "row_number": row.get("medqa_line"), "row_key": ref, "reason": QUARANTINE_REASON,
+                                "raw": text})
+            continue
         rows.append({
             "case_id": case_id,
             "unit_id": unit_id(case_id, unit.category, ref, text),
@@ -192,7 +213,8 @@ def _rubric_rows(case_id: str, units: list[dict], exams: list[dict]) -> list[dic
 def convert_questions(questions: pl.DataFrame, case_ids: pl.DataFrame) -> MedqaViews:
     """Views of the MedQA questions that are cases.
 
-    ``questions``: staging ``medqa_questions`` rows. ``case_ids``: ``medqa_hash`` -> ``case_id``,
+    ``questions``: staging ``medqa_questions`` rows (``medqa_file`` and ``medqa_line`` locate a
+    quarantined unit in ``rejects``; optional). ``case_ids``: ``medqa_hash`` -> ``case_id``,
     optionally with the skeleton's ``diagnosis_name``, ``acceptable_names`` and ``primary_icd10``
     (used for the leakage terms; without them the answer is mapped again). Questions without a
     case id are skipped.
@@ -204,11 +226,12 @@ def convert_questions(questions: pl.DataFrame, case_ids: pl.DataFrame) -> MedqaV
     rubric: list[dict] = []
     failures: list[dict] = []
     removals: list[dict] = []
+    quarantined: list[dict] = []
     for row in joined.iter_rows(named=True):
         case_id, medqa_hash = row["case_id"], row["medqa_hash"]
         guard = _Guard(case_id, _terms(row))
         v = split_vignette(row["question"])
-        case_units = _unit_rows(case_id, medqa_hash, v, guard)
+        case_units = _unit_rows(case_id, row, v, guard, quarantined)
         case_exams = _exam_rows(case_id, medqa_hash, v, guard)
         presentation = None
         if v.presentation and v.presentation_span:
@@ -231,6 +254,7 @@ def convert_questions(questions: pl.DataFrame, case_ids: pl.DataFrame) -> MedqaV
         rubric=pl.DataFrame(rubric, schema=RUBRIC_SCHEMA),
         conversion_failures=pl.DataFrame(failures, schema=FAILURE_SCHEMA),
         leakage_removals=_frame("leakage_removals", removals),
+        quarantined=_frame("rejects", quarantined),
     )
 
 

@@ -7,12 +7,14 @@ sentence/list cues of the unit splitter are data: extending them changes no code
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from pipelines.datafiles import yaml_record
+from pipelines.datafiles import Record, yaml_record
 
 _LEXICON = yaml_record(__package__, "lexicon.yaml", (
     "abbreviations", "exam_systems", "vital_labels", "abnormal_findings", "normal_findings", "imaging_modalities",
-    "imaging_body_parts", "period_abbreviations", "continuation_words",
+    "imaging_body_parts", "period_abbreviations", "continuation_words", "encounter_events", "history_cues",
+    "context_pseudo",
 ), text=True)
 
 
@@ -23,6 +25,33 @@ def _labels_by_system() -> dict[str, str]:
             if labels.setdefault(label, system) != system:
                 raise _LEXICON.error(f"exam_systems.{system}", f"label {label!r} is also under {labels[label]!r}")
     return labels
+
+
+@dataclass(frozen=True)
+class EncounterReason:
+    """One reason an HPI clause is about the encounter (``encounter_events`` in lexicon.yaml)."""
+
+    name: str
+    yields_to_history: bool
+    patterns: tuple[str, ...]
+
+
+def _regexes(record: Record, field: str) -> tuple[str, ...]:
+    """The list ``field`` of ``record``, every item checked to be a valid regex."""
+    patterns = record.texts(field, distinct=True)
+    for i, pattern in enumerate(patterns):
+        try:
+            re.compile(pattern, re.IGNORECASE)
+        except re.error as exc:
+            raise record.error(f"{field}[{i}]", f"not a valid regular expression ({exc})") from None
+    return patterns
+
+
+def _encounter_reasons() -> tuple[EncounterReason, ...]:
+    reasons = []
+    for name, record in _LEXICON.records("encounter_events", ("yields_to_history", "patterns")).items():
+        reasons.append(EncounterReason(name, record.flag("yields_to_history"), _regexes(record, "patterns")))
+    return tuple(reasons)
 
 
 def _patterns(section: str) -> list[tuple[str, str]]:
@@ -46,6 +75,12 @@ IMAGING_MODALITIES = _patterns("imaging_modalities")
 IMAGING_BODY_PARTS = _patterns("imaging_body_parts")
 PERIOD_ABBREVIATIONS: tuple[str, ...] = _LEXICON.texts("period_abbreviations", distinct=True)
 CONTINUATION_WORDS = frozenset(_LEXICON.texts("continuation_words", distinct=True))
+# HPI clauses about the encounter (ED course, treatment, procedures, results) and the cues that
+# make a clause the patient's history after all; regexes for a medspaCy TargetMatcher.
+ENCOUNTER_REASONS = _encounter_reasons()
+HISTORY_CUES: tuple[str, ...] = _regexes(_LEXICON, "history_cues")
+# ConText PSEUDO modifiers: phrases holding a negation trigger that negate nothing ("free T4").
+CONTEXT_PSEUDO: tuple[str, ...] = _LEXICON.texts("context_pseudo", distinct=True)
 
 _ABBREV_RE = re.compile(
     r"(?<![\w/])(" + "|".join(re.escape(k) for k in sorted(ABBREVIATIONS, key=len, reverse=True)) + r")(?![\w/])"

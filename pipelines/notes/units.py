@@ -7,12 +7,15 @@ Splitting (deterministic, rule-based on top of the spaCy/medspaCy pipeline of
    List sections (PMH, medications, allergies) are read line by line with bullets and numbers
    removed; "No Known Allergies" in any wording is one negated allergy fact.
 2. Sentences that are boilerplate ("10-point ROS otherwise negative", "The Preadmission Medication
-   list is accurate") are skipped, and so are HPI sentences about the encounter itself (ED course,
-   treatment given, this visit's test results, NIHSS/tPA decisions): they are clinicians'
-   observations, not history the patient can tell, and belong to the exam view.
+   list is accurate") are skipped.
 3. A sentence is cut into clauses at ``;``, at "but", at a sentence end the sentencizer missed,
-   before a new reporting or negation verb ("..., denies fever") and before the presentation
-   ("... who presents with ...", "p/w").
+   before a new reporting or negation verb ("..., denies fever"), before the presentation
+   ("... who presents with ...", "p/w") and before a transfer or a finding ("..., found to have").
+   HPI clauses about the encounter itself (ED course, treatment given, procedures, this visit's
+   results: the ``encounter_events`` rules of ``lexicon.yaml``, run as a medspaCy TargetMatcher) are
+   clinicians' observations, not history the patient can tell: such a clause is dropped, and so is
+   the rest of its sentence up to a clause the patient reports ("denies ..."), unless a history cue
+   ("2 weeks ago", "never") makes it the patient's history. Every dropped clause is recorded.
 4. A clause loses its lead-in (subject + reporting verb such as "Pt c/o", "She reports", or a
    negation cue such as "denies", "no", "negative for"); the cue stays in the document so that
    ConText still sees it. "Tobacco: never" becomes the negated fact "Tobacco".
@@ -26,23 +29,26 @@ Splitting (deterministic, rule-based on top of the spaCy/medspaCy pipeline of
 Negation comes from medspaCy ConText run over the fact spans. Text is made readable
 (:func:`pipelines.notes.lexicon.expand`, "no"/"not" before a negated fact without its own negation
 word) and scrubbed of the case's diagnosis (:func:`pipelines.leakage.scrub`) before and after
-expansion; every removal is recorded. Facts that are the same (category, normalised text, negation)
+expansion; every removal (and every dropped encounter clause, action ``dropped_encounter_event``)
+is recorded in ``leakage_removals``. Facts that are the same (category, normalised text, negation)
 within a case are kept once.
 """
 
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass
 
 import polars as pl
 from spacy.language import Language
+from spacy.tokens import Doc
 from spacy.util import filter_spans
 
 from pipelines import ids
 from pipelines.leakage import Mention, diagnosis_terms, has_content, normalise, scrub
-from pipelines.notes.lexicon import CONTINUATION_WORDS, expand
-from pipelines.notes.sections import CONTEXT, LINE_BREAKS, SENTENCES, build_nlp
+from pipelines.notes.lexicon import CONTINUATION_WORDS, ENCOUNTER_REASONS, expand
+from pipelines.notes.sections import CONTEXT, ENCOUNTERS, HISTORY, LINE_BREAKS, SENTENCES, build_nlp
 from pipelines.notes.section_rules import PATIENT
 
 # section -> unit category, in presentation order (the ordinal follows it)
@@ -69,6 +75,7 @@ UNIT_COLUMNS = {
     "disclosed": pl.Boolean,
     "source_ref": pl.Utf8,
 }
+ENCOUNTER_ACTION = "dropped_encounter_event"
 REMOVAL_COLUMNS = {
     "case_id": pl.Utf8,
     "source_ref": pl.Utf8,
@@ -84,16 +91,21 @@ _PRESENTS = (
 )
 _CLAUSE_CUT = re.compile(
     r"[ \t]*;[ \t]*"
-    r"|(?<=[a-z0-9)][.!?])[ \t]+(?=[A-Z(])"
+    r"|(?-i:(?<=[a-z0-9)][.!?])[ \t]+(?=[A-Z(]))"  # case matters: "C. diff" is no sentence end
     r"|,?[ \t]+but[ \t]+"
     r"|,[ \t]*(?=(?:and[ \t]+)?(?:denies|denied|denying|reports?|endorses?|complains?|c/o|notes?|states?|no|not|"
     r"negative|positive|without)\b)"
     r"|[ \t]+and[ \t]+(?=(?:denies|denied|reports?|endorses?|no|not|negative|positive)\b)"
     r"|,?[ \t]+(?=(?:who|which)[ \t]+(?:presents?|presented|was|is|has|had|reports?|developed|came|comes|now)\b)"
-    rf"|,?[ \t]+(?={_PRESENTS}\b|p/w\b)",
+    rf"|,?[ \t]+(?={_PRESENTS}\b|p/w\b)"
+    r"|,?[ \t]+(?=(?:transferred[ \t]+(?:from|to)|found[ \t]+to[ \t]+(?:have|be)|diagnosed[ \t]+(?:at|in|by|with))\b)",
     re.IGNORECASE,
 )
 _SUBJECT = r"(?:(?:the[ \t]+)?(?:pt|patient)|he|she|they|who|(?:mr|mrs|ms)\.?[ \t]+_{2,})"
+# a clause the patient reports ends a dropped encounter narrative ("..., NAC started, denies pain")
+_REPORTED = re.compile(rf"(?:{_SUBJECT}[ \t]+)?(?:denies|denied|reports?|reported|endorses?|endorsed|complains?|"
+                       r"c/o|states?|stated|admits?)\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?]")
 _AUX = r"(?:also|additionally|otherwise|further|now|currently|initially|today|does|did|has|had)"
 _VERB = (
     rf"(?:{_PRESENTS}|c/o|complains?[ \t]+of|complaining[ \t]+of|complained[ \t]+of|reports?|reported|"
@@ -133,26 +145,13 @@ _LIST_MARK = r"[ \t]*(?:[-*\u2022#>+]|\(?\d{1,2}[.)](?:[ \t]|$)|\(?[a-zA-Z][.)][
 _HAS_LIST_MARK = re.compile(rf"(?m)^{_LIST_MARK}")
 # a line break inside a paragraph: text before it on its line, text after it that is not a new list item
 _WRAPPED_BREAK = re.compile(rf"(?<=[^\s:])([ \t]*)\n(?=[ \t]*\S)(?!{_LIST_MARK})")
-# HPI sentences about the encounter itself: ED course, treatment given, this visit's results, decisions
-_CLINICIAN_EVENT = re.compile(
-    r"\b(?:in|at)\s+(?:the\s+)?(?:ED|ER|OSH|emergency\s+(?:department|room))\b|\bEMS\b|\b(?:up)?on\s+arrival\b"
-    r"|\b(?:NIHSS|GCS|tPA|thrombectomy|cath\s+lab|consulted|code\s+(?:stroke|STEMI|sepsis))\b"
-    r"|\b(?:was|were)\s+(?:given|started|administered|intubated|treated|transfused|taken\s+to)\b"
-    r"|\bstarted\s+on\b|\breceived\b|\bIVF\b|\bgtt\b|\bdrip\b|\bpRBCs?\b|\btransfus"
-    r"|\bgiven\b(?!\s+(?:his|her|their|the\s+patient))"
-    r"|\b(?:Hgb|Hct|hemoglobin|hematocrit|INR|BNP|trops?|troponins?|lipase|lactate|procalcitonin|d-dimer|WBC"
-    r"|EKG|ECG|CXR|CTA?|MRI|TTE|TEE|UA|urinalysis)\b|\b(?:U/S|ultrasound|x-?ray|labs?|imaging)[ \t]*:"
-    r"|\badmitted[ \t]+(?:to[ \t]+(?:the[ \t]+)?(?:floor|ICU|MICU|CCU|SICU|medicine|surgery|___)"
-    r"|for[ \t]+(?:further[ \t]+|expedited[ \t]+)*(?:work-?up|management|evaluation))"
-    r"|\b(?:labs?|creatinine|imaging|ultrasound|U/S|cultures?)\b"
-    r"[^.;]*\b(?:showed|shows|revealed|notable|significant|demonstrated|positive|elevated)\b",
-)
 _NEGATION_WORD = re.compile(r"\b(?:no|not|denies|denied|without|negative|never|none)\b", re.IGNORECASE)
 # list splitting without a lead-in: symptom lists at commas and "and"/"or", history lists at commas,
 # family and social history not at all (their sentences are the facts)
 _LIST_SPLIT = {"chief_complaint": _LIST_CUT, "ros": _LIST_CUT, "hpi": _COMMA_CUT, "pmh": _COMMA_CUT}
 _ARTICLE = re.compile(r"(?:a|an|the)\b", re.IGNORECASE)
 _MAX_ITEM_WORDS = 5
+YIELDS = {r.name: r.yields_to_history for r in ENCOUNTER_REASONS}
 
 
 @dataclass(frozen=True)
@@ -160,6 +159,40 @@ class Fact:
     start: int  # offsets in the section text
     end: int
     negated: bool | None = None  # None: decided by ConText
+    encounter: str | None = None  # set: a clause about the encounter, dropped ("<reason>: <words>")
+
+
+@dataclass(frozen=True)
+class Event:
+    """A match of the ``encounter_events`` matcher: a reason (or ``HISTORY``) and its span."""
+
+    start: int
+    end: int
+    reason: str
+    words: str
+
+
+def encounter_events(nlp: Language, doc: Doc) -> list[Event]:
+    """The encounter and history-cue matches in ``doc`` (HPI text), in text order."""
+    with warnings.catch_warnings():  # regex rules only: spaCy warns that its token matcher is empty (W036)
+        warnings.simplefilter("ignore", UserWarning)
+        nlp.get_pipe(ENCOUNTERS)(doc)
+    found = [Event(s.start_char, s.end_char, s.label_, s.text) for s in doc.spans[ENCOUNTERS]]
+    return sorted(found, key=lambda e: (e.start, e.end))
+
+
+def _encounter(start: int, end: int, events: list[Event]) -> str | None:
+    """Why the clause [start, end) is about the encounter, or None: the first event starting in it
+    whose reason does not yield to a history cue there, else the first one when there is no cue."""
+    inside = [e for e in events if start <= e.start < end]
+    reasons = [e for e in inside if e.reason != HISTORY]
+    if not reasons:
+        return None
+    firm = [e for e in reasons if not YIELDS[e.reason]]
+    if not firm and any(e.reason == HISTORY for e in inside):
+        return None
+    chosen = (firm or reasons)[0]
+    return f"{chosen.reason}: {' '.join(chosen.words.split())}"
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
@@ -199,12 +232,25 @@ def _items(text: str, start: int, end: int, cut: re.Pattern[str] | None) -> list
     return items
 
 
-def _clause_facts(text: str, start: int, end: int, section: str) -> list[Fact]:
+def _clause_facts(text: str, start: int, end: int, section: str, events: list[Event] = (),
+                  narrating: str | None = None) -> list[Fact]:
     """Facts of one sentence. After a lead-in ("c/o CP and SOB", "denies fever, chills or cough") list
     items are split at commas and "and"/"or"; otherwise as :data:`_LIST_SPLIT` says for the section,
-    so "Lives with wife and son" and "Mother with hypertension and diabetes" stay one fact."""
+    so "Lives with wife and son" and "Mother with hypertension and diabetes" stay one fact. A clause
+    about the encounter (``events``) is one dropped fact, and so are the clauses after it up to one
+    the patient reports (``narrating``: the reason of a dropped label sentence before, "XR:")."""
     facts = []
+    last = start
     for s, e in _cut(text, start, end, _CLAUSE_CUT):
+        reason = _encounter(s, e, events)
+        # the narrative goes on within a sentence, not past a sentence end the sentencizer missed
+        goes_on = narrating and not _REPORTED.match(text, s, e) and not _SENTENCE_END.search(text, last, s)
+        if reason is None and goes_on:
+            reason = narrating
+        narrating, last = reason, e
+        if reason is not None:
+            facts.append(Fact(s, e, encounter=reason))
+            continue
         if answer := _NEGATIVE_ANSWER.fullmatch(text, s, e):
             facts.append(Fact(s, answer.end("label"), negated=True))
             continue
@@ -226,10 +272,11 @@ def unwrap(section: str, text: str) -> str:
     return _WRAPPED_BREAK.sub(lambda m: m.group(1) + " ", text)
 
 
-def split_facts(section: str, text: str, sentences: list[tuple[int, int]]) -> list[Fact]:
-    """Atomic fact spans in one section body.
+def split_facts(section: str, text: str, sentences: list[tuple[int, int]], events: list[Event] = ()) -> list[Fact]:
+    """Atomic fact spans in one section body, and the HPI clauses dropped as encounter events.
 
-    ``text`` is the body after :func:`unwrap`, ``sentences`` its sentence offsets (start, end).
+    ``text`` is the body after :func:`unwrap`, ``sentences`` its sentence offsets (start, end),
+    ``events`` the :func:`encounter_events` of an HPI body.
     """
     if section == "allergies" and _NO_ALLERGIES.search(text):
         s, e = _trim(text, 0, len(text))
@@ -248,15 +295,17 @@ def split_facts(section: str, text: str, sentences: list[tuple[int, int]]) -> li
             else:
                 facts += _clause_facts(text, s, e, section)
     else:
+        carried = None
         for s, e in sentences:
             s, e = _trim(text, s, e)
             if s >= e or _BOILERPLATE.search(text[s:e]):
                 continue
-            if section == "hpi" and _CLINICIAN_EVENT.search(text[s:e]):
-                continue
-            facts += _clause_facts(text, s, e, section)
-    return [f for f in facts
-            if has_content(text[f.start : f.end]) and not _DEMOGRAPHIC.fullmatch(text, f.start, f.end)]
+            found = _clause_facts(text, s, e, section, events, carried)
+            # a dropped label ("XR:", "Labs:") ends its sentence at the line break: its value follows
+            carried = found[-1].encounter if found and text[e:e + 1] == ":" else None
+            facts += found
+    return [f for f in facts if f.encounter is not None
+            or (has_content(text[f.start : f.end]) and not _DEMOGRAPHIC.fullmatch(text, f.start, f.end))]
 
 
 def _render(section: str, surface: str, negated: bool, terms: list[str]) -> tuple[str, list[Mention]]:
@@ -293,7 +342,13 @@ def note_units(
     removals: list[dict[str, object]] = []
     for rec, doc in zip(rows.iter_rows(named=True), docs):
         text = rec["text"]
-        facts = split_facts(rec["section"], doc.text, [(s.start_char, s.end_char) for s in doc.sents])
+        events = encounter_events(nlp, doc) if rec["section"] == "hpi" else []
+        found = split_facts(rec["section"], doc.text, [(s.start_char, s.end_char) for s in doc.sents], events)
+        for f in found:
+            if f.encounter is not None:
+                removals.append({"case_id": rec["case_id"], "source_ref": _ref(rec, f), "term": f.encounter,
+                                 "original_snippet": text[f.start : f.end], "action": ENCOUNTER_ACTION})
+        facts = [f for f in found if f.encounter is None]
         spans = [doc.char_span(f.start, f.end, label="FACT", alignment_mode="expand") for f in facts]
         doc.ents = filter_spans([s for s in spans if s is not None])
         context(doc)
@@ -306,7 +361,7 @@ def note_units(
             if negated is None:
                 negated = bool(span is not None and negated_at.get((span.start_char, span.end_char), False))
             surface = text[fact.start : fact.end]
-            source_ref = f"{rec['note_id']}:{rec['start'] + fact.start}-{rec['start'] + fact.end}"
+            source_ref = _ref(rec, fact)
             clean, mentions = _render(rec["section"], surface, negated, terms)
             kept = has_content(clean)
             for m in mentions:
@@ -324,6 +379,10 @@ def note_units(
                  "_rank": _CATEGORY_RANK[category], "_order": rec["_order"], "_start": fact.start}
             )
     return _finish_units(units), pl.DataFrame(removals, schema=REMOVAL_COLUMNS)
+
+
+def _ref(rec: dict[str, object], fact: Fact) -> str:
+    return f"{rec['note_id']}:{rec['start'] + fact.start}-{rec['start'] + fact.end}"
 
 
 def _finish_units(units: list[dict[str, object]]) -> pl.DataFrame:

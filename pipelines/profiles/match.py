@@ -17,7 +17,9 @@ Matching rule (vectorised polars; no Python loop over cases or pool patients):
 3. Facts that contradict the case are removed from the profile:
    * conditions whose onset age (completed years, from the pool patient's birth date) is not below
      the case's age: they would happen at or after the admission;
-   * conditions specific to the other sex (ICD-10-CM ranges in ``sex_of_code``);
+   * conditions that do not fit the case's sex or age (pipelines/profiles/plausible.py, rules in
+     ``condition_rules.csv``: no prostate condition for a woman, no pregnancy for a man or after
+     55, no paediatric-only condition for an adult);
    * death records (kind ``death``) and anything without an ICD-10-CM code (pipelines/profiles/
      snomed.py: the safe rule), and administrative ``situation`` entries;
    * every condition in the primary diagnosis's ICD-10-CM category;
@@ -37,7 +39,9 @@ import polars as pl
 from pipelines.content.leakage_guard import CaseTerms, case_terms
 from pipelines.leakage import find_mentions
 from pipelines.profiles.keys import case_keys, mix, splitmix64, string_keys
+from pipelines.profiles.plausible import condition_bounds, fits
 from pipelines.profiles.pool import age_on
+from pipelines.profiles.record import DEMOGRAPHICS, denied_conditions
 from pipelines.profiles.snomed import SHOWN_KINDS
 from pipelines.profiles.strata import with_strata
 
@@ -59,30 +63,6 @@ class MissingStrataError(LookupError):
         )
 
 
-def sex_of_code(code: pl.Expr) -> pl.Expr:
-    """``"F"``/``"M"`` for ICD-10-CM codes that only fit one sex, else null.
-
-    Female: chapter O (pregnancy), N70-N98, C51-C58, D06, D07.0-D07.3, D25-D28, D39, Q50-Q52,
-    Z32-Z36, Z39, Z3A, Z98.51 (tubal ligation status).  Male: N40-N53, C60-C63, D07.4-D07.6,
-    D29, D40, Q53-Q55, Z98.52 (vasectomy status).  (CMS sex edits, by category.)
-    """
-    cat = code.str.slice(0, 3)
-
-    def within(*ranges: tuple[str, str]) -> pl.Expr:
-        return pl.any_horizontal(cat.is_between(pl.lit(low), pl.lit(high)) for low, high in ranges)
-
-    female = (
-        code.str.starts_with("O") | cat.is_in(["D06", "D39", "Z39", "Z3A"])
-        | within(("N70", "N98"), ("C51", "C58"), ("D25", "D28"), ("Q50", "Q52"), ("Z32", "Z36"))
-        | code.str.contains(r"^D07\.[0-3]") | code.str.starts_with("Z98.51")
-    )
-    male = (
-        cat.is_in(["D29", "D40"]) | within(("N40", "N53"), ("C60", "C63"), ("Q53", "Q55"))
-        | code.str.contains(r"^D07\.[4-6]") | code.str.starts_with("Z98.52")
-    )
-    return pl.when(female).then(pl.lit("F")).when(male).then(pl.lit("M"))
-
-
 def _explode_conditions(pool: pl.DataFrame) -> pl.DataFrame:
     """One row per mapped pool condition, with the pool patient's age at its onset.
 
@@ -99,15 +79,16 @@ def _explode_conditions(pool: pl.DataFrame) -> pl.DataFrame:
 
 
 def _showable(conditions: pl.DataFrame) -> pl.DataFrame:
-    """Per pool patient, each condition name a profile may show, at its first onset, in onset order."""
-    return (
+    """Per pool patient, each condition name a profile may show, at its first onset, in onset order,
+    with the sex and age bounds it fits (plausible.condition_bounds)."""
+    shown = (
         conditions.filter(pl.col("kind").is_in(SHOWN_KINDS))
         .sort("patient", "onset", "name")
         .unique(["patient", "name"], keep="first", maintain_order=True)
         .select("patient", "name", "icd10cm", "icd10_category", "onset_age",
-                code_sex=sex_of_code(pl.col("icd10cm")),
                 rank=pl.int_range(pl.len()).over("patient"))
     )
+    return shown.join(condition_bounds(shown), on=["name", "icd10cm"], how="left", nulls_equal=True)
 
 
 def _candidates(wanted: pl.DataFrame, pool: pl.DataFrame, conditions: pl.DataFrame) -> pl.DataFrame:
@@ -172,7 +153,7 @@ def _shown_conditions(combos: pl.DataFrame, showable: pl.DataFrame, terms: CaseT
     candidates = combos.join(showable, on="patient").filter(
         pl.col("icd10_category").ne_missing(pl.col("primary_icd10_category"))
         & (pl.col("age").is_null() | (pl.col("onset_age") < pl.col("age")))
-        & pl.col("code_sex").fill_null(pl.col("profile_sex")).eq(pl.col("profile_sex"))
+        & fits(pl.col("profile_sex"), pl.col("age"))
     )
     return (
         candidates.join(_leaking(candidates, "name", terms), on=["dx_key", "name"], how="anti")
@@ -248,8 +229,12 @@ def _band(stratum: pl.Expr) -> pl.Expr:
     return stratum.str.split("_").list.last()
 
 
-def profile_violations(cases: pl.DataFrame, profiles: pl.DataFrame, pool: pl.DataFrame) -> dict[str, int]:
-    """Counts of broken promises (all zero when the profiles are right); used by the asset check."""
+def profile_violations(cases: pl.DataFrame, profiles: pl.DataFrame, pool: pl.DataFrame,
+                       source: pl.DataFrame | None = None, denied_units: pl.DataFrame | None = None) -> dict[str, int]:
+    """Counts of broken promises (all zero when the profiles are right); used by the asset check.
+
+    ``source`` and ``denied_units`` are the record the profiles must agree with (see
+    pipelines/profiles/record.py); without them those counts are zero."""
     per_case = profiles.group_by("case_id").len()
     wanted = with_strata(cases.select(CASE_COLUMNS))
     joined = (
@@ -276,7 +261,32 @@ def profile_violations(cases: pl.DataFrame, profiles: pl.DataFrame, pool: pl.Dat
         "age_band_differs": joined.filter(pl.col("stratum").ne(pl.col("pool_stratum"))
                                           | _band(pl.col("stratum")).ne(_band(pl.col("drawn_from")))).height,
         "conditions_in_primary_category": in_primary["case_id"].n_unique(),
-        "condition_codes_misaligned": joined.filter(
-            pl.col("profile_conditions").list.len() != pl.col("profile_conditions_icd10").list.len()).height,
+        "condition_codes_misaligned": joined.filter(~_aligned()).height,
+        "conditions_unfit_for_sex_or_age": _unfit(joined).height,
+        "conditions_denied_by_units": denied_conditions(profiles, denied_units)["case_id"].n_unique(),
+        "demographics_differ_from_record": _differing(profiles, source).height,
     }
+
+
+def _aligned() -> pl.Expr:
+    return pl.col("profile_conditions").list.len() == pl.col("profile_conditions_icd10").list.len()
+
+
+def _unfit(joined: pl.DataFrame) -> pl.DataFrame:
+    """Profile conditions outside the sex and age bounds of plausible.condition_rules (cases with one)."""
+    shown = (joined.filter(_aligned())  # misaligned lists are condition_codes_misaligned's
+             .select("case_id", "profile_sex", "age", name=pl.col("profile_conditions"),
+                     icd10cm=pl.col("profile_conditions_icd10")).explode("name", "icd10cm").drop_nulls("name"))
+    bounded = shown.join(condition_bounds(shown), on=["name", "icd10cm"], how="left", nulls_equal=True)
+    return bounded.filter(~fits(pl.col("profile_sex"), pl.col("age"))).select("case_id").unique()
+
+
+def _differing(profiles: pl.DataFrame, source: pl.DataFrame | None) -> pl.DataFrame:
+    """Profiles with a demographic the record gives but the profile does not show."""
+    if source is None or source.is_empty():
+        return profiles.head(0)
+    joined = profiles.join(source, on="case_id", suffix="_record")
+    differs = pl.any_horizontal(pl.col(f"{c}_record").is_not_null() & pl.col(f"{c}_record").ne_missing(pl.col(c))
+                                for c in DEMOGRAPHICS)
+    return joined.filter(differs)
 

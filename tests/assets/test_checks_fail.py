@@ -33,7 +33,11 @@ import polars as pl
 import pytest
 
 from assets.cases import case_skeleton_is_consistent
-from assets.content import cases_account_for_every_candidate, presentations_do_not_leak
+from assets.content import (
+    cases_account_for_every_candidate,
+    patient_texts_name_no_icd10_index_term,
+    presentations_do_not_leak,
+)
 from assets.episodes import dual_layer_with_self_check_discloses_nothing
 from assets.exams import exam_results_match_catalog
 from assets.medqa import medqa_history_holds_no_measurement, medqa_presentations_hide_the_stem, medqa_views_name_no_option
@@ -41,6 +45,8 @@ from assets.profiles import profiles_do_not_leak, profiles_match_cases, synthea_
 from assets.sources import STAGING_CHECKS
 from assets.units import information_units_have_key_facts
 from pipelines import cli, config, icd
+from pipelines.content.leakage_audit import detector
+from pipelines.medqa.convert import QUARANTINE_PARTITION, QUARANTINE_REASON
 from pipelines.medqa.vignette import stem_span
 from pipelines.profiles.augment import TEXT_COLUMNS
 from pipelines.profiles.strata import needed_strata
@@ -129,7 +135,8 @@ def _counters(metadata: dict[str, object]) -> dict[str, int]:
     return {k: v for k, v in metadata.items() if isinstance(v, int) and not isinstance(v, bool) and v}
 
 
-BUILT_CHECKS = [case_skeleton_is_consistent, presentations_do_not_leak, cases_account_for_every_candidate,
+BUILT_CHECKS = [case_skeleton_is_consistent, presentations_do_not_leak, patient_texts_name_no_icd10_index_term,
+                cases_account_for_every_candidate,
                 information_units_have_key_facts, exam_results_match_catalog, medqa_views_name_no_option,
                 medqa_history_holds_no_measurement, medqa_presentations_hide_the_stem, synthea_pool_fits_strata,
                 profiles_match_cases, profiles_do_not_leak]
@@ -204,6 +211,40 @@ def test_presentations_do_not_leak_fails_on_a_presentation_naming_the_diagnosis(
     metadata = _failure(presentations_do_not_leak, _resource(home, built))
     assert metadata["hits"] >= 1 and metadata[f"hits_{row['source']}"] == metadata["hits"]
     assert row["case_id"] in metadata["examples"]
+
+
+# ------------------------------------------------------------ patient_texts_name_no_icd10_index_term
+
+
+def _an_index_name_the_scrubber_does_not_know(home: Path) -> tuple[dict, str]:
+    """A kept case and an ICD-10-CM index name of its primary code that its scrubber terms miss."""
+    from pipelines.content.leakage_guard import case_terms
+    from pipelines.leakage import find_mentions
+
+    cases = _read(home, "cases").filter(pl.col("primary_icd10").is_not_null())
+    terms = case_terms(cases)
+    keys = dict(terms.cases.iter_rows())
+    for row in cases.iter_rows(named=True):
+        for form in detector(row["primary_icd10"]).forms:
+            if not find_mentions(form, terms.terms.get(keys[row["case_id"]], [])):
+                return row, form
+    raise AssertionError("every index name is a scrubber term")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("table", ["information_units", "cases"])
+def test_the_independent_audit_fails_on_an_index_name_the_scrubber_misses(home, built, table: str):
+    row, name = _an_index_name_the_scrubber_does_not_know(home)
+    assert _run(presentations_do_not_leak, _resource(home, built)).passed  # the scrubber's own audit is blind
+    if table == "cases":
+        _put(home, "cases", _set(_read(home, "cases"), pl.col("case_id") == row["case_id"],
+                                 presentation=f"{row['presentation']} Known {name}."))
+    else:
+        units = _read(home, "information_units").with_row_index("row")
+        first = units.filter(pl.col("case_id") == row["case_id"])["row"][0]
+        _put(home, "information_units", _set(units, pl.col("row") == first, text=f"history of {name}").drop("row"))
+    metadata = _failure(patient_texts_name_no_icd10_index_term, _resource(home, built))
+    assert metadata["hits"] == 1 and row["case_id"] in metadata["examples"]
 
 
 # ----------------------------------------------------------------- cases_account_for_every_candidate
@@ -376,6 +417,32 @@ def test_medqa_history_holds_no_measurement_fails_on_a_measured_history_unit(hom
     assert metadata["with_measurement"] == 1 and metadata["examples"] == measurement
 
 
+@pytest.mark.slow
+def test_medqa_history_holds_no_measurement_passes_on_a_unit_quarantined_with_its_reason(home, built):
+    units = _read(home, "unit_candidates", "medqa")
+    unit = units.row(0, named=True)
+    text = "he was found undressing himself outside in 110°F weather"
+    _put(home, "unit_candidates", units.slice(1), "medqa")
+    _put(home, "rejects", pl.DataFrame([{"source": "medqa", "table": "unit_candidates", "file": "US_test.jsonl",
+                                         "row_number": 7, "row_key": unit["source_ref"], "reason": QUARANTINE_REASON,
+                                         "raw": text}]), QUARANTINE_PARTITION)
+    outcome = _run(medqa_history_holds_no_measurement, _resource(home, built))
+    assert outcome.passed and outcome.metadata["quarantined"].value == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("change", ["no-measurement", "other-reason", "unit-published"])
+def test_medqa_history_holds_no_measurement_fails_on_a_false_quarantine_record(home, built, change: str):
+    unit = _read(home, "unit_candidates", "medqa").row(0, named=True)
+    record = {"source": "medqa", "table": "unit_candidates", "file": "US_test.jsonl", "row_number": 7,
+              "row_key": f"medqa:{'0' * 16}:0-10", "reason": QUARANTINE_REASON, "raw": "in 110°F weather"}
+    record.update({"no-measurement": {"raw": unit["text"]}, "other-reason": {"reason": "looked odd"},
+                   "unit-published": {"row_key": unit["source_ref"]}}[change])
+    _put(home, "rejects", pl.DataFrame([record]), QUARANTINE_PARTITION)
+    metadata = _failure(medqa_history_holds_no_measurement, _resource(home, built))
+    assert (metadata["quarantine_records_wrong"], metadata["with_measurement"]) == (1, 0)
+
+
 def _withhold_presentations(home: Path) -> dict[str, int]:
     """Drop the presentations of just over 5% of the MedQA cases (at least 95% must have one)."""
     presented = _read(home, "presentations", "medqa")
@@ -486,6 +553,42 @@ def _misalign_the_condition_codes(home: Path) -> None:
     _edit_profile(home, profile_conditions_icd10=[*profile["profile_conditions_icd10"], extra])
 
 
+def _a_mimic_profile(home: Path, sex: str | None = None) -> dict:
+    """The first profile of a MIMIC-IV case (of ``sex``) whose record gives a language."""
+    from pipelines.profiles.record import case_record
+
+    source, _ = case_record(Warehouse(home))
+    cases = _read(home, "cases").filter(pl.col("source") == "mimic_iv")
+    if sex:
+        cases = cases.filter(pl.col("sex") == sex)
+    said = source.filter(pl.col("language").is_not_null()).join(cases.select("case_id"), on="case_id")
+    return _read(home, "profiles").join(said.select("case_id"), on="case_id").row(0, named=True)
+
+
+def _edit_this_profile(home: Path, case: str, **values) -> None:
+    _put(home, "profiles", _set(_read(home, "profiles"), pl.col("case_id") == case, **values))
+
+
+def _show_another_language_than_the_record(home: Path) -> None:
+    _edit_this_profile(home, _a_mimic_profile(home)["case_id"], language="Klingon")
+
+
+def _show_a_pregnancy_for_a_man(home: Path) -> None:
+    _edit_this_profile(home, _a_mimic_profile(home, "M")["case_id"], profile_conditions=["Normal pregnancy"],
+                       profile_conditions_icd10=["Z33.1"])
+
+
+def _show_a_condition_the_units_deny(home: Path) -> None:
+    profile = _a_mimic_profile(home)
+    category = _read(home, "cases").filter(pl.col("case_id") == profile["case_id"])["primary_icd10_category"][0]
+    name, code = ("Asthma", "J45.909") if category != "J45" else ("Gastroesophageal reflux disease", "K21.9")
+    _edit_this_profile(home, profile["case_id"], profile_conditions=[name], profile_conditions_icd10=[code])
+    units = _read(home, "information_units")
+    denial = _set(units.filter(pl.col("case_id") == profile["case_id"]).head(1), pl.lit(True),
+                  text=f"no history of {name.lower()}", negated=True, unit_id="u_tampered_denial")
+    _put(home, "information_units", pl.concat([units, denial]))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("tamper, counter", [
     (_drop_a_profile, "cases_without_profile"),
@@ -496,8 +599,12 @@ def _misalign_the_condition_codes(home: Path) -> None:
     (_label_a_profile_with_another_band, "age_band_differs"),
     (_give_a_profile_the_primary_diagnosis, "conditions_in_primary_category"),
     (_misalign_the_condition_codes, "condition_codes_misaligned"),
+    (_show_another_language_than_the_record, "demographics_differ_from_record"),
+    (_show_a_pregnancy_for_a_man, "conditions_unfit_for_sex_or_age"),
+    (_show_a_condition_the_units_deny, "conditions_denied_by_units"),
 ], ids=["case-without-profile", "case-with-two-profiles", "profile-without-case", "patient-not-in-pool",
-        "sex-differs", "age-band-differs", "condition-in-primary-category", "condition-codes-misaligned"])
+        "sex-differs", "age-band-differs", "condition-in-primary-category", "condition-codes-misaligned",
+        "language-not-the-records", "pregnancy-for-a-man", "condition-the-units-deny"])
 def test_profiles_match_cases_fails(home, built, tamper: Tamper, counter: str):
     tamper(home)
     assert _counters(_failure(profiles_match_cases, _resource(home, built))) == {counter: 1}

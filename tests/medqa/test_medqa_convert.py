@@ -9,7 +9,7 @@ import pytest
 
 import schemas
 from pipelines.leakage import find_mentions
-from pipelines.medqa.convert import convert_questions
+from pipelines.medqa.convert import QUARANTINE_REASON, convert_questions, holds_measurement
 from pipelines.medqa.findings import MEASUREMENT
 
 OPTIONS = {"A": "Acute pericarditis", "B": "Pneumonia", "C": "Aortic dissection", "D": "Pulmonary embolism"}
@@ -89,3 +89,34 @@ def test_a_question_without_presentation_is_a_failure():
                                                      "case_id": ["c_aaaaaaaaaaaaaaaa"]}))
     assert out.presentations.is_empty()
     assert out.conversion_failures["case_id"].to_list() == ["c_aaaaaaaaaaaaaaaa"] * 2
+
+
+HEAT = ("A 67-year-old man is brought to the emergency department by police after he was found undressing himself "
+        "outside in 110°F weather. His wife says he has been confused for 2 days. His temperature is 41.1°C (106°F), "
+        "pulse is 130/min, and blood pressure is 90/60 mm Hg. His skin is hot and dry. "
+        "Which of the following is the most likely diagnosis?")
+HEAT_OPTIONS = {"A": "Heat stroke", "B": "Neuroleptic malignant syndrome", "C": "Meningitis", "D": "Thyroid storm"}
+
+
+def test_a_history_unit_holding_a_measurement_is_quarantined_not_published():
+    questions = _questions(("0123abcd0123abcd", HEAT, HEAT_OPTIONS, "Heat stroke", "A"))
+    out = convert_questions(questions, pl.DataFrame({"medqa_hash": ["0123abcd0123abcd"],
+                                                     "case_id": ["c_bbbbbbbbbbbbbbbb"]}))
+    assert not [t for t in out.unit_candidates["text"] if holds_measurement(t)]
+    quarantined = schemas.conform("rejects", out.quarantined)
+    assert quarantined.select("source", "table", "file", "row_number", "raw").rows() == [
+        ("medqa", "unit_candidates", "US_test.jsonl", 1, "he was found undressing himself outside in 110°F weather")]
+    assert quarantined["row_key"][0].startswith("medqa:0123abcd0123abcd:")
+    assert quarantined["reason"][0] == QUARANTINE_REASON
+    # the rest of the case is converted: its other history, findings and presentation
+    assert "His wife says he has been confused for 2 days." in out.unit_candidates["text"].to_list()
+    assert {"Body temperature", "Heart rate", "Blood pressure"} <= set(out.exam_candidates["exam_name"])
+    assert out.presentations.height == 1
+
+
+@pytest.mark.parametrize("text, measured", [
+    ("outside in 110°F weather", True), ("blood pressure at home was 150/95 mm Hg", True),
+    ("Her hemoglobin was 9.1 g/dL", True), ("oxygen saturation at home 88%", True),
+    ("She takes 81 mg of aspirin daily", False), ("He ran 5 km", False), (None, False)])
+def test_holds_measurement(text, measured):
+    assert holds_measurement(text) is measured

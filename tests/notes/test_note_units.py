@@ -10,7 +10,7 @@ import schemas
 from pipelines import ids
 from pipelines.leakage import find_mentions
 from pipelines.notes.sections import section_notes
-from pipelines.notes.units import note_units, split_facts, unwrap
+from pipelines.notes.units import Fact, encounter_events, note_units, split_facts, unwrap
 
 
 @pytest.fixture(scope="module")
@@ -23,11 +23,21 @@ def result(sections: pl.DataFrame, nlp) -> tuple[pl.DataFrame, pl.DataFrame]:
     return note_units(sections, nstemi_cases([NOTE_ID]), nlp=nlp)
 
 
-def _facts(nlp, section: str, text: str) -> list[tuple[str, bool | None]]:
+def _split(nlp, section: str, text: str) -> list[Fact]:
     prepared = unwrap(section, text)
     doc = nlp(prepared, disable=[p for p in nlp.pipe_names if p not in {"sentencizer", "line_break_sentences"}])
-    return [(text[f.start : f.end], f.negated) for f in split_facts(section, prepared, [(s.start_char, s.end_char)
-                                                                                           for s in doc.sents])]
+    events = encounter_events(nlp, doc) if section == "hpi" else []
+    return split_facts(section, prepared, [(s.start_char, s.end_char) for s in doc.sents], events)
+
+
+def _facts(nlp, section: str, text: str) -> list[tuple[str, bool | None]]:
+    """The facts kept (text, negation as split_facts decides it)."""
+    return [(text[f.start : f.end], f.negated) for f in _split(nlp, section, text) if f.encounter is None]
+
+
+def _dropped(nlp, text: str) -> list[tuple[str, str]]:
+    """The HPI clauses dropped as encounter events: (text, reason)."""
+    return [(text[f.start : f.end], f.encounter.split(":")[0]) for f in _split(nlp, "hpi", text) if f.encounter]
 
 
 def _texts(units: pl.DataFrame, category: str) -> list[str]:
@@ -140,3 +150,75 @@ def test_only_mapped_notes_and_patient_sections(sections: pl.DataFrame, nlp) -> 
     units, removals = note_units(sections, nstemi_cases(["some-other-note"]), nlp=nlp)
     assert units.is_empty() and removals.is_empty()
     assert units.columns == ["case_id", "unit_id", "ordinal", "category", "text", "negated", "disclosed", "source_ref"]
+
+
+@pytest.mark.parametrize("text, dropped", [
+    ("Pt with chest pain. Labs notable for Na of 122.", [("Labs notable for Na of 122", "result")]),
+    ("Tylenol overdose 6 hours ago. NAC started.", [("NAC started", "treatment")]),
+    ("MAP remained <65 and norepinephrine started.", [("MAP remained <65 and norepinephrine started", "treatment")]),
+    ("Pt with weakness, DOE, found to have iron deficiency anemia.",
+     [("found to have iron deficiency anemia", "result")]),
+    ("Cough for 3 days. CT showed a RUL mass.", [("CT showed a RUL mass", "result")]),
+    ("Given ASA 325 and SL nitro.", [("Given ASA 325 and SL nitro", "treatment")]),
+    ("Shortness of breath. In the ED, BP 90/60 and HR 120.", [("In the ED, BP 90/60 and HR 120", "ed_course")]),
+    ("TSH undetectable and free T4 elevated on labs.", [("TSH undetectable and free T4 elevated on labs", "result")]),
+    ("Foley placed with 200 cc UOP.", [("Foley placed with 200 cc UOP", "procedure")]),
+    # the narrative goes on to the end of the sentence, and past a label's line break
+    ("Para in ED: PMN 80, no SBP.", [("Para in ED: PMN 80", "ed_course"), ("no SBP", "ed_course")]),
+    ("XR:\ndisplaced R femoral neck fx.", [("XR", "result"), ("displaced R femoral neck fx", "result")]),
+], ids=["labs-notable", "nac-started", "pressor-started", "found-to-have", "ct-showed", "given", "in-the-ed",
+        "tsh-result", "foley-placed", "narrative-to-sentence-end", "label-line"])
+def test_hpi_clauses_about_the_encounter_are_dropped(nlp, text: str, dropped: list[tuple[str, str]]) -> None:
+    assert _dropped(nlp, text) == dropped
+
+
+def test_the_patients_history_and_reports_survive_an_encounter_rule(nlp) -> None:
+    text = ("Was treated with levofloxacin for pneumonia 2 weeks ago. Recently started on hydrochlorothiazide. "
+            "Never intubated. Weakness, found to have anemia, denies melena.")
+    assert _dropped(nlp, text) == [("found to have anemia", "result")]
+    assert [f for f, _ in _facts(nlp, "hpi", text)] == [
+        "Was treated with levofloxacin for pneumonia 2 weeks ago", "Recently started on hydrochlorothiazide",
+        "Never intubated", "Weakness", "melena"]
+    # the same rules do not run outside the HPI
+    assert _facts(nlp, "social", "Labs notable for nothing.") == [("Labs notable for nothing", None)]
+
+
+def test_encounter_clauses_are_recorded_with_their_reason(nlp) -> None:
+    note = ("History of Present Illness:\nShe has 2 days of cough and fever. Labs notable for WBC of 15. "
+            "Denies chest pain.\n")
+    units, removals = note_units(section_notes(pl.DataFrame({"note_id": ["n1"], "text": [note]}), nlp=nlp),
+                                 nstemi_cases(["n1"]), nlp=nlp)
+    assert units["text"].to_list() == ["She has 2 days of cough and fever", "no chest pain"]
+    assert removals.select("term", "original_snippet", "action").rows() == [
+        ("result: Labs notable", "Labs notable for WBC of 15", "dropped_encounter_event")]
+    start, end = map(int, removals["source_ref"][0].split(":")[1].split("-"))
+    assert note[start:end] == "Labs notable for WBC of 15"
+    schemas.conform("leakage_removals", removals)
+
+
+def test_a_lab_result_word_is_no_negation(nlp) -> None:
+    """"free" in "free T4" and "without" in "without relief" negate nothing (ConText PSEUDO rules)."""
+    note = ("History of Present Illness:\nThyroid results showed TSH undetectable and free T4 elevated. "
+            "Using albuterol every 2 hours without relief. Denies fever.\n")
+    doc_units, _ = note_units(section_notes(pl.DataFrame({"note_id": ["n1"], "text": [note]}), nlp=nlp),
+                              nstemi_cases(["n1"]), nlp=nlp)
+    assert doc_units.select("text", "negated").rows() == [
+        ("Using albuterol every 2 hours without relief", False), ("no fever", True)]
+    facts = _split(nlp, "ros", "TSH undetectable and free T4 elevated")
+    doc = nlp("TSH undetectable and free T4 elevated")
+    doc.ents = [doc.char_span(facts[0].start, facts[0].end, label="FACT")]
+    nlp.get_pipe("medspacy_context")(doc)
+    assert doc.ents[0]._.is_negated is False
+
+
+def test_scrubbing_the_diagnosis_keeps_the_symptom(nlp) -> None:
+    note = ("Chief Complaint:\nWitnessed seizure\n\nHistory of Present Illness:\nPt had a witnessed generalized "
+            "tonic-clonic seizure at home lasting 2 minutes. Known epilepsy on levetiracetam.\n")
+    cases = pl.DataFrame({"note_id": ["n1"], "case_id": [CASE_ID], "diagnosis_name": ["Epilepsy"],
+                          "acceptable_names": [["Seizure disorder"]], "primary_icd10": ["G40.909"],
+                          "icd10_title": ["Epilepsy, unspecified, not intractable, without status epilepticus"]})
+    units, removals = note_units(section_notes(pl.DataFrame({"note_id": ["n1"], "text": [note]}), nlp=nlp),
+                                 cases, nlp=nlp)
+    assert units["text"].to_list() == ["Witnessed seizure",
+                                       "patient had a witnessed generalized tonic-clonic seizure at home lasting 2 minutes"]
+    assert removals.select("term", "action").rows() == [("Epilepsy", "dropped_unit")]
