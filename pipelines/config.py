@@ -7,7 +7,9 @@ same variables; a test keeps the two in step). Settings come in scopes:
 * ``build``: :class:`Settings`, what the assets read, through the ``clinverse`` resource
   (``pipelines.resources.ClinverseResource``, whose fields are generated from this table);
 * ``synthea``: ``pipelines.profiles.synthea.SyntheaSettings``, through the ``synthea`` resource;
-* ``cli``: how `clinverse build` runs (:func:`log_level`); ``bench``: `make bench` (:func:`bench_scales`).
+* ``cli``: how `clinverse build` runs (:func:`log_level`); ``bench``: `make bench` (:func:`bench_scales`);
+* ``episodes``: a no-argument ``DiagnosticEpisode()``; ``llm``: the LLM roles
+  (``pipelines.episodes.llm.config.LLMConfig.from_env``, which also reads their per-role forms).
 
 The environment is read by :func:`environment_values` only: at definitions load for
 `dagster dev` (which hands the variables to the resources as ``dg.EnvVar``) and once by the
@@ -26,10 +28,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from pipelines.sources.registry import BY_NAME, SOURCES
 
 ENV_HOME = "CLINVERSE_HOME"
+LLM_PREFIX = "CLINVERSE_LLM_"
 ENV_ID_KEY = "CLINVERSE_ID_KEY"
 ENV_SEED = "CLINVERSE_SEED"
 ENV_DATASET = "CLINVERSE_DATASET"
@@ -66,6 +70,37 @@ class SettingError(ValueError):
 
 
 # -- readers: text -> value, or ValueError saying what to write -----------------------------------
+
+def _url(text: str) -> str:
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("write an http(s) URL with a host")
+    return text
+
+
+def _real(text: str) -> float:
+    return _number(text, "a number")
+
+
+def _non_negative(text: str) -> float:
+    value = _number(text, "a number >= 0")
+    if value < 0:
+        raise ValueError("write a number >= 0")
+    return value
+
+
+def _flag(text: str) -> bool:
+    if text.lower() in ("1", "true", "yes", "on"):
+        return True
+    if text.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("write 1 or 0")
+
+
+def hosts(text: str | None) -> tuple[str, ...]:
+    """``"a.example, B.example"`` -> ``("a.example", "b.example")`` (lower case, blanks dropped)."""
+    return tuple(h.strip().lower().rstrip(".").strip("[]") for h in (text or "").split(",") if h.strip())
+
 
 def _episode_preset(text: str) -> str:
     if text not in ("medevoeval", "clinverse"):
@@ -203,7 +238,7 @@ class Setting:
     read_text: Callable[[str], Any]  # text -> value; raises ValueError saying what to write
     example: str  # a valid value, shown in errors
     doc: str  # what it means and its default (the README's table)
-    scope: str  # build | synthea | cli | bench
+    scope: str  # one of SCOPES
     source: str | None = None  # the source whose location it is (pipelines.sources.registry)
 
     def read(self, value: object) -> Any:
@@ -269,8 +304,34 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(ENV_EPISODE_PRESET, "preset", str, _episode_preset, "medevoeval",
             "episode preset of a no-argument `DiagnosticEpisode()` (a trainer's environment): `medevoeval` "
             "or `clinverse` (default)", "episodes"),
+    # The LLM roles (pipelines/episodes/llm/config.py). Each role setting also exists per role, which
+    # wins over the shared one: CLINVERSE_LLM_<ROLE>_<NAME> with ROLE = DOCTOR, PATIENT or CONSULTANT.
+    *(Setting(f"{LLM_PREFIX}{name}", field, kind, read, example, doc, "llm") for name, field, kind, read, example, doc in (
+        ("BASE_URL", "base_url", str, _url, "http://127.0.0.1:8000/v1",
+         "OpenAI-compatible endpoint of every LLM role (vLLM, Ollama ...); per role "
+         "`CLINVERSE_LLM_<ROLE>_BASE_URL` (ROLE: DOCTOR, PATIENT, CONSULTANT), likewise each setting down to "
+         "`CLINVERSE_LLM_BACKOFF_S`"),
+        ("MODEL", "model", str, _text, "Qwen2.5-7B-Instruct", "model name the endpoint serves (required with a base URL)"),
+        ("API_KEY", "api_key", str, _text, "EMPTY", "bearer key (default `EMPTY`: local servers accept any)"),
+        ("TEMPERATURE", "temperature", float, _real, "0.05", "sampling temperature (default 0.05, MedEvoEval Table 9)"),
+        ("TOP_P", "top_p", float, _fraction, "0.9", "nucleus sampling (default: the provider's)"),
+        ("MAX_TOKENS", "max_tokens", int, _integer(1), "1200",
+         "completion cap (default: doctor 1200, patient and consultant 500, MedEvoEval Table 9)"),
+        ("SEED", "seed", int, _integer(), "7", "sampling seed sent with each request (default: none)"),
+        ("TIMEOUT_S", "timeout_s", float, _seconds, "60", "per-request timeout in seconds (default 60)"),
+        ("MAX_ATTEMPTS", "max_attempts", int, _integer(1), "3",
+         "attempts per request on timeouts, connection errors and 5xx (default 3)"),
+        ("BACKOFF_S", "backoff_s", float, _non_negative, "0.5",
+         "first retry delay in seconds, doubled per retry up to 8 s (default 0.5)"),
+        ("MAX_IN_FLIGHT", "max_in_flight", int, _integer(1), "16",
+         "LLM requests in flight at once, over every role and episode of a run (default 16)"),
+        ("ALLOWED_HOSTS", "allowed_hosts", str, hosts, "llm.example.org",
+         "hosts besides loopback that may receive MIMIC- or SICdb-derived text, comma separated (egress guard; "
+         "default none)"),
+        ("NORMALISE", "normalise", bool, _flag, "1", "repair LLM doctor outputs before parsing: 1 (default) or 0"),
+    )),
 )
-SCOPES = ("build", "synthea", "cli", "bench", "episodes")
+SCOPES = ("build", "synthea", "cli", "bench", "episodes", "llm")
 
 
 def settings_of(scope: str) -> tuple[Setting, ...]:

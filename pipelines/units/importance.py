@@ -26,7 +26,7 @@ one patient count once: ``n`` observations, ``n_c`` with the concept, ``n_b`` in
 ``importance_basis`` (of the labelled units; published through ``importance_notes``) says which
 step decided: ``category`` (1), ``statistics`` (2, 3, or a tested pair left supporting),
 ``knowledge`` (4), ``none`` (5: too rare to test, no association). Nothing is promoted to key
-without one of these reasons. ``importance_notes`` has one row per case with hidden units: its
+without one of these reasons. ``importance_notes`` has one row per case with hidden units or a key unit: its
 resolution (``statistics``: a hidden key from the statistics; ``knowledge``: hidden keys only from
 the fallback, the reason names the association; ``no_key``: none, and why) and the unit ids of its
 keys by basis. Everything is deterministic (sorted inputs, ties broken by unit order).
@@ -152,7 +152,7 @@ def _first_key(basis: str) -> pl.Expr:
 
 
 def _notes(units: pl.DataFrame) -> pl.DataFrame:
-    """importance_notes: one row per case with hidden units, saying where its key units came from."""
+    """importance_notes: one row per case with hidden units or a key, saying where its key units came from."""
     ranked = units.with_columns(
         pl.col("category").replace_strict(CATEGORY_ORDER, default=len(CATEGORY_ORDER)).alias("_rank")
     ).sort("case_id", "_rank", "ordinal", "unit_id")
@@ -163,9 +163,10 @@ def _notes(units: pl.DataFrame) -> pl.DataFrame:
         _first_key("statistics").alias("_by_statistics"), _first_key("knowledge").alias("_by_knowledge"),
         pl.col("why").filter(key & ~pl.col("disclosed")).drop_nulls().first().alias("_why"),
         (~pl.col("disclosed")).any().alias("_hidden"),
+        key.any().alias("_keyed"),
         pl.col("category").filter(~pl.col("disclosed")).is_in(BACKGROUND_CATEGORIES).all().alias("_only_background"),
         pl.col("category").filter(~pl.col("disclosed")).unique().sort().str.join(", ").alias("_cats"),
-    ).filter(pl.col("_hidden"))
+    ).filter(pl.col("_hidden") | pl.col("_keyed"))  # a fully disclosed case's keys need their basis too
     resolution = (pl.when(pl.col("_by_statistics").is_not_null()).then(pl.lit("statistics"))
                   .when(pl.col("_by_knowledge").is_not_null()).then(pl.lit("knowledge"))
                   .otherwise(pl.lit("no_key")))
@@ -176,6 +177,8 @@ def _notes(units: pl.DataFrame) -> pl.DataFrame:
         .when(pl.col("_by_knowledge").is_not_null())
         .then(pl.format("the train statistics gave no key unit; {} key by the knowledge-based fallback "
                         "(key_associations.csv), first: {}", pl.col("knowledge_keys").list.len(), pl.col("_why")))
+        .when(~pl.col("_hidden"))
+        .then(pl.lit("every unit is disclosed in the presentation: nothing is hidden to be key"))
         .when(pl.col("_only_background"))
         .then(pl.format("hidden units are only background facts ({})", "_cats"))
         .otherwise(pl.format("no hidden unit ({}) is associated with the diagnosis by the train statistics or "

@@ -116,6 +116,17 @@ def test_a_case_with_only_background_facts_has_a_note_instead_of_a_key():
     assert note["resolution"] == "no_key" and "only background" in note["reason"]
 
 
+def test_a_fully_disclosed_case_keeps_the_basis_of_its_key():
+    rows = [(_case(1), "medication", "I take warfarin 5 mg", True, "drug:warfarin")]  # a MedQA vignette tells all
+    out = label(_units(rows), _cases([(_case(1), "train", "p1", "X", "I61.9")]))
+    assert _importance(out) == {"I take warfarin 5 mg": ("key", "knowledge")}
+    note = out.notes.row(0, named=True)
+    assert note["knowledge_keys"] == out.units["unit_id"].to_list() and "nothing is hidden" in note["reason"]
+    published = out.units.drop("importance_basis")
+    assert key_problems(published, out.notes) == {"cases_without_key_or_note": 0, "keys_without_basis": 0,
+                                                  "no_key_notes_with_a_key": 0}
+
+
 def test_the_check_counts_find_unexplained_cases_and_baseless_keys():
     units, cases = _one_case("I61.9", [("medication", "I take warfarin 5 mg", "drug:warfarin"),
                                        ("medication", "I take multivitamins 1 tab", "drug:multivitamins")])

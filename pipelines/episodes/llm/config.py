@@ -1,47 +1,29 @@
 """Who serves each LLM role: endpoint, model, key and sampling, per role.
 
 One documented way: a :class:`LLMConfig` object, built in code or read from the environment by
-:meth:`LLMConfig.from_env`. Each role (``doctor``, ``patient``, ``consultant``) reads
-``CLINVERSE_LLM_<ROLE>_<FIELD>`` and falls back to the shared ``CLINVERSE_LLM_<FIELD>``:
-
-=====================  ===========================================================  ==============
-field                  meaning                                                      default
-=====================  ===========================================================  ==============
-``BASE_URL``           OpenAI-compatible endpoint, e.g. ``http://127.0.0.1:8000/v1``  (role unset)
-``MODEL``              model name the endpoint serves                               (required)
-``API_KEY``            bearer key (local servers accept any)                        ``EMPTY``
-``TEMPERATURE``        sampling temperature (MedEvoEval Table 9)                    0.05
-``TOP_P``              nucleus sampling                                             provider's
-``MAX_TOKENS``         completion cap (Table 9: doctor 1200, patient/consultant 500)  per role
-``SEED``               sampling seed sent with each request                         none
-``TIMEOUT_S``          per-request timeout, seconds                                 60
-``MAX_ATTEMPTS``       attempts per request (timeouts, connection errors, 5xx)      3
-``BACKOFF_S``          first retry delay, doubled per retry (capped at 8 s)         0.5
-=====================  ===========================================================  ==============
-
-Run-wide: ``CLINVERSE_LLM_MAX_IN_FLIGHT`` (requests in flight at once, default 16),
-``CLINVERSE_LLM_ALLOWED_HOSTS`` (comma-separated hosts that may receive MIMIC/SICdb-derived text
-besides loopback; see egress.py) and ``CLINVERSE_LLM_NORMALISE`` (``1``/``0``: repair doctor
-outputs before parsing, default ``1``). A value that cannot be read raises
-:class:`~pipelines.config.SettingError` naming the variable.
+:meth:`LLMConfig.from_env`. The variables are settings of scope ``llm`` in ``pipelines.config``'s
+one table (the README lists them with their defaults): each role (``doctor``, ``patient``,
+``consultant``) reads ``CLINVERSE_LLM_<ROLE>_<NAME>`` and falls back to the shared
+``CLINVERSE_LLM_<NAME>`` for its endpoint, model, key, sampling, timeout and retries;
+``CLINVERSE_LLM_MAX_IN_FLIGHT``, ``_ALLOWED_HOSTS`` (see egress.py) and ``_NORMALISE`` are run-wide.
+A value that cannot be read raises :class:`~pipelines.config.SettingError` naming the variable
+it was read from.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Any
 from urllib.parse import urlsplit
 
-from pipelines.config import SettingError
+from pipelines.config import LLM_PREFIX as PREFIX
+from pipelines.config import SettingError, settings_of
 
 ROLES = ("doctor", "patient", "consultant")
-PREFIX = "CLINVERSE_LLM_"
-ENV_MAX_IN_FLIGHT = f"{PREFIX}MAX_IN_FLIGHT"
 ENV_ALLOWED_HOSTS = f"{PREFIX}ALLOWED_HOSTS"
-ENV_NORMALISE = f"{PREFIX}NORMALISE"
 MAX_TOKENS = MappingProxyType({"doctor": 1200, "patient": 500, "consultant": 500})  # MedEvoEval Table 9
 DEFAULT_MAX_IN_FLIGHT = 16
 BACKOFF_CAP_S = 8.0
@@ -132,60 +114,31 @@ class LLMConfig:
         env = os.environ if environ is None else environ
         roles = {}
         for role in ROLES:
-            read = _reader(env, role)
-            base_url = read("BASE_URL", str)
-            if base_url is None:
+            values = {name: _read(env, name, role) for name in ROLE_SETTINGS}
+            if values["base_url"] is None:
                 continue
-            model = read("MODEL", str)
-            if model is None:
-                raise SettingError(f"{PREFIX}{role.upper()}_MODEL: a model name is required when "
-                                   f"{PREFIX}{role.upper()}_BASE_URL (or {PREFIX}BASE_URL) is set")
-            values = {name: read(key, kind) for name, key, kind in _FIELDS}
-            roles[role] = RoleConfig(role, base_url, model, **{k: v for k, v in values.items() if v is not None})
-        return cls(roles, _global(env, ENV_MAX_IN_FLIGHT, int) or DEFAULT_MAX_IN_FLIGHT,
-                   allowed_hosts(env.get(ENV_ALLOWED_HOSTS)), _flag(env, ENV_NORMALISE, True))
+            if values["model"] is None:
+                raise SettingError(f"{_variable('model', role)}: a model name is required when "
+                                   f"{_variable('base_url', role)} (or {_variable('base_url')}) is set")
+            roles[role] = RoleConfig(role, **{k: v for k, v in values.items() if v is not None})
+        normalise = _read(env, "normalise")
+        return cls(roles, _read(env, "max_in_flight") or DEFAULT_MAX_IN_FLIGHT, _read(env, "allowed_hosts") or (),
+                   True if normalise is None else normalise)
 
 
-_FIELDS = (("api_key", "API_KEY", str), ("temperature", "TEMPERATURE", float), ("top_p", "TOP_P", float),
-           ("max_tokens", "MAX_TOKENS", int), ("seed", "SEED", int), ("timeout_s", "TIMEOUT_S", float),
-           ("max_attempts", "MAX_ATTEMPTS", int), ("backoff_s", "BACKOFF_S", float))
+_LLM = {s.field: s for s in settings_of("llm")}
+ROLE_SETTINGS = tuple(f.name for f in fields(RoleConfig) if f.name != "role")  # the rest are run-wide
 
 
-def allowed_hosts(text: str | None) -> tuple[str, ...]:
-    """``"a.example, B.example"`` -> ``("a.example", "b.example")`` (lower case, blanks dropped)."""
-    return tuple(h.strip().lower().rstrip(".").strip("[]") for h in (text or "").split(",") if h.strip())
+def _variable(name: str, role: str | None = None) -> str:
+    shared = _LLM[name].env
+    return shared if role is None else shared.replace(PREFIX, f"{PREFIX}{role.upper()}_", 1)
 
 
-def _convert(variable: str, text: str, kind: Callable[[str], Any]) -> Any:
-    try:
-        return kind(text.strip())
-    except ValueError:
-        example = {int: "3", float: "0.5"}.get(kind, "text")
-        raise SettingError(f"{variable}: cannot read {text!r}; write a {kind.__name__}, e.g. {example}") from None
-
-
-def _reader(env: Mapping[str, str], role: str) -> Callable[[str, Callable[[str], Any]], Any]:
-    def read(key: str, kind: Callable[[str], Any]) -> Any:
-        for variable in (f"{PREFIX}{role.upper()}_{key}", f"{PREFIX}{key}"):
-            text = env.get(variable, "")
-            if text.strip():
-                return _convert(variable, text, kind)
-        return None
-
-    return read
-
-
-def _global(env: Mapping[str, str], variable: str, kind: Callable[[str], Any]) -> Any:
-    text = env.get(variable, "")
-    return _convert(variable, text, kind) if text.strip() else None
-
-
-def _flag(env: Mapping[str, str], variable: str, default: bool) -> bool:
-    text = env.get(variable, "").strip().lower()
-    if not text:
-        return default
-    if text in ("1", "true", "yes", "on"):
-        return True
-    if text in ("0", "false", "no", "off"):
-        return False
-    raise SettingError(f"{variable}: cannot read {text!r}; write 1 or 0, e.g. 1")
+def _read(env: Mapping[str, str], name: str, role: str | None = None) -> Any:
+    """The setting from the role's variable, else the shared one (None when neither is set)."""
+    for variable in ((_variable(name, role),) if role else ()) + (_variable(name),):
+        text = env.get(variable, "")
+        if text.strip():
+            return replace(_LLM[name], env=variable).read(text)
+    return None

@@ -21,7 +21,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from pipelines.episodes.llm.config import ENV_ALLOWED_HOSTS, allowed_hosts
+from pipelines.config import hosts as allowed_hosts
+from pipelines.episodes.llm.config import ENV_ALLOWED_HOSTS
 
 RESTRICTED_SOURCES = frozenset({"mimic_iv", "sicdb"})
 OPEN_SOURCES = frozenset({"medqa"})
