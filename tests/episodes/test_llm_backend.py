@@ -439,4 +439,10 @@ def test_role_configuration_from_the_environment():
         LLMConfig.from_env(env | {"CLINVERSE_LLM_DOCTOR_TIMEOUT_S": "soon"})
     with pytest.raises(KeyError, match="CLINVERSE_LLM_DOCTOR_BASE_URL"):
         LLMConfig.from_env({}).role("doctor")
+    with pytest.raises(SettingError, match="CLINVERSE_LLM_NORMALISE: cannot read 'maybe'; write 1 or 0"):
+        LLMConfig.from_env(env | {"CLINVERSE_LLM_NORMALISE": "maybe"})
+    with pytest.raises(SettingError, match="CLINVERSE_LLM_CONSULTANT_BASE_URL: .*http"):
+        LLMConfig.from_env(env | {"CLINVERSE_LLM_CONSULTANT_BASE_URL": "localhost:8000"})
+    with pytest.raises(SettingError, match="CLINVERSE_LLM_PATIENT_MODEL: a model name is required"):
+        LLMConfig.from_env({"CLINVERSE_LLM_PATIENT_BASE_URL": "http://127.0.0.1:9/v1"})
     assert RoleConfig("doctor", "http://x/v1", "m", backoff_s=0.5).backoff(3) == 2.0
