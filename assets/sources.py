@@ -13,7 +13,7 @@ import time
 import dagster as dg
 
 from assets.factories import gathered_table_asset
-from pipelines.exams.mimic import REJECTS_PARTITION as VITALS_REJECTS
+from pipelines.content.producers import rejects_writers
 from pipelines.medqa.convert import QUARANTINE_PARTITION as MEDQA_QUARANTINE
 from pipelines.resources import ClinverseResource
 from pipelines.sources.checks import check_staging
@@ -86,9 +86,9 @@ STAGING_CHECKS = [_staging_check(spec.table, spec.columns, spec.keys) for spec i
 # Its own group, not a source's: a build without some source still gathers the others' rejects.
 rejects = gathered_table_asset(
     REJECTS, {**{t: t for t in [*(spec.table for spec in ALL), MEDQA_TABLE]}, "case_skeleton": "case_skeleton",
-              "exam_candidates_mimic_vitals": VITALS_REJECTS, "unit_candidates_medqa": MEDQA_QUARANTINE},
+              **rejects_writers(), "unit_candidates_medqa": MEDQA_QUARANTINE},
     "staging",
     "Every source row a reader could not take (source, table, file, line, reason, raw line), gathered from "
     "the partition each staging asset wrote, the secondary diagnosis codes case_skeleton could not map, "
-    "the impossible vital signs and measurements the MIMIC-IV vitals producer left out, and the MedQA history "
+    "the impossible vital signs and measurements the MIMIC-IV and ED vitals producers left out, and the MedQA history "
     "units quarantined for holding a measurement.")

@@ -5,7 +5,7 @@ import polars as pl
 
 SCHEMA = pa.DataFrameSchema(
     {
-        "source": pa.Column(pl.Utf8, pa.Check.isin(["mimic_iv", "mimic_note", "sicdb", "medqa"])),
+        "source": pa.Column(pl.Utf8, pa.Check.isin(["mimic_iv", "mimic_note", "mimic_ed", "sicdb", "medqa"])),
         "table": pa.Column(pl.Utf8),
         "file": pa.Column(pl.Utf8),
         "row_number": pa.Column(pl.Int64, nullable=True),  # 1-based line in the file, header = 1

@@ -16,7 +16,7 @@ import polars as pl
 
 @dataclass(frozen=True)
 class SourceTable:
-    source: str  # mimic_iv | mimic_note | sicdb | medqa
+    source: str  # mimic_iv | mimic_note | mimic_ed | sicdb | medqa
     table: str  # warehouse table name, e.g. mimic_labevents
     file: str  # path relative to the source directory
     columns: dict[str, str]  # required column -> DuckDB type
@@ -27,6 +27,7 @@ class SourceTable:
 
 _MIMIC = "CLINVERSE_MIMIC_IV_DIR"
 _NOTE = "CLINVERSE_MIMIC_NOTE_DIR"
+_ED = "CLINVERSE_MIMIC_ED_DIR"
 _SICDB = "CLINVERSE_SICDB_DIR"
 
 TS = "TIMESTAMP"
@@ -92,6 +93,37 @@ MIMIC_NOTE = [
     SourceTable("mimic_note", "note_radiology_detail", "note/radiology_detail.csv.gz", _DETAIL_COLUMNS, keys=("note_id",), optional=True, setting=_NOTE),
 ]
 
+# MIMIC-IV-ED v2.2: vital signs are DOUBLE (the full release has decimals), ``pain`` is free text
+# ("8", "8/10", "unable"), ``gsn``/``ndc`` keep their leading zeros. Without edstays and triage the
+# module gives nothing; the other tables may be absent.
+_ED_VITALS = {"temperature": "DOUBLE", "heartrate": "DOUBLE", "resprate": "DOUBLE", "o2sat": "DOUBLE",
+              "sbp": "DOUBLE", "dbp": "DOUBLE", "pain": "VARCHAR"}
+
+MIMIC_ED = [
+    SourceTable("mimic_ed", "ed_edstays", "ed/edstays.csv.gz",
+                {"subject_id": "BIGINT", "hadm_id": "BIGINT", "stay_id": "BIGINT", "intime": TS, "outtime": TS,
+                 "gender": "VARCHAR", "race": "VARCHAR", "arrival_transport": "VARCHAR", "disposition": "VARCHAR"},
+                keys=("subject_id", "stay_id", "intime"), setting=_ED),
+    SourceTable("mimic_ed", "ed_triage", "ed/triage.csv.gz",
+                {"subject_id": "BIGINT", "stay_id": "BIGINT", **_ED_VITALS, "acuity": "DOUBLE",
+                 "chiefcomplaint": "VARCHAR"}, keys=("stay_id",), setting=_ED),
+    SourceTable("mimic_ed", "ed_vitalsign", "ed/vitalsign.csv.gz",
+                {"subject_id": "BIGINT", "stay_id": "BIGINT", "charttime": TS, **_ED_VITALS, "rhythm": "VARCHAR"},
+                keys=("stay_id", "charttime"), optional=True, setting=_ED),
+    SourceTable("mimic_ed", "ed_medrecon", "ed/medrecon.csv.gz",
+                {"subject_id": "BIGINT", "stay_id": "BIGINT", "charttime": TS, "name": "VARCHAR", "gsn": "VARCHAR",
+                 "ndc": "VARCHAR", "etc_rn": "INTEGER", "etccode": "VARCHAR", "etcdescription": "VARCHAR"},
+                keys=("stay_id",), optional=True, setting=_ED),
+    # Known at ED discharge and diagnosis-revealing: staged for users, read by no producer.
+    SourceTable("mimic_ed", "ed_diagnosis", "ed/diagnosis.csv.gz",
+                {"subject_id": "BIGINT", "stay_id": "BIGINT", "seq_num": "INTEGER", "icd_code": "VARCHAR",
+                 "icd_version": "INTEGER", "icd_title": "VARCHAR"}, keys=("stay_id",), optional=True, setting=_ED),
+    # Medications dispensed in the ED: treatment of this visit, not history; staged only.
+    SourceTable("mimic_ed", "ed_pyxis", "ed/pyxis.csv.gz",
+                {"subject_id": "BIGINT", "stay_id": "BIGINT", "charttime": TS, "med_rn": "INTEGER", "name": "VARCHAR",
+                 "gsn_rn": "INTEGER", "gsn": "VARCHAR"}, keys=("stay_id",), optional=True, setting=_ED),
+]
+
 SICDB = [
     SourceTable("sicdb", "sicdb_cases", "cases.csv.gz",
                 {"CaseID": "BIGINT", "PatientID": "BIGINT", "AdmissionYear": "INTEGER", "Sex": "INTEGER",
@@ -107,7 +139,7 @@ SICDB = [
                  "ReferenceUnit": "VARCHAR"}, keys=("ReferenceGlobalID",), setting=_SICDB),
 ]
 
-ALL = MIMIC_IV + MIMIC_NOTE + SICDB
+ALL = MIMIC_IV + MIMIC_NOTE + MIMIC_ED + SICDB
 BY_TABLE = {t.table: t for t in ALL}
 
 # MedQA is JSON lines, staged by pipelines.sources.medqa into this table.

@@ -11,6 +11,7 @@ from schemas.staging import POLARS_TYPES, staging_columns
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 MIMIC_DEMO = SHARED_DATA / "mimic-iv-demo-2.2"
 MEDQA_SAMPLE = SHARED_DATA / "medqa-us-dev-sample" / "US_test_dev_sample.jsonl"
+MIMIC_ED_DEMO = SHARED_DATA / "mimic-iv-ed-demo-2.2"
 
 
 @pytest.fixture(scope="session")
@@ -18,6 +19,13 @@ def mimic_demo_dir() -> Path:
     if not (MIMIC_DEMO / "hosp" / "admissions.csv.gz").exists():
         pytest.skip(f"real MIMIC-IV demo not found at {MIMIC_DEMO} (../shared is only present on the team's machines)")
     return MIMIC_DEMO
+
+
+@pytest.fixture(scope="session")
+def mimic_ed_demo_dir() -> Path:
+    if not (MIMIC_ED_DEMO / "ed" / "edstays.csv.gz").exists():
+        pytest.skip(f"real MIMIC-IV-ED demo not found at {MIMIC_ED_DEMO}")
+    return MIMIC_ED_DEMO
 
 
 @pytest.fixture(scope="session")
@@ -38,7 +46,7 @@ def staging_frame():
     return complete
 
 
-SOURCE_VARIABLES = ("CLINVERSE_MIMIC_IV_DIR", "CLINVERSE_MIMIC_NOTE_DIR", "CLINVERSE_SICDB_DIR",
+SOURCE_VARIABLES = ("CLINVERSE_MIMIC_IV_DIR", "CLINVERSE_MIMIC_NOTE_DIR", "CLINVERSE_MIMIC_ED_DIR", "CLINVERSE_SICDB_DIR",
                     "CLINVERSE_MEDQA_PATH", "CLINVERSE_HOME")
 
 

@@ -102,8 +102,9 @@ def test_publish_orders_come_from_the_registry():
     from pipelines.exams.results import PARTITION_ORDER
     from pipelines.units.publish import CODED_PRODUCERS, PRODUCER_ORDER
 
-    assert PRODUCER_ORDER == {"mimic_notes": 0, "mimic_structured": 1, "sicdb_structured": 2, "medqa": 3}
-    assert PARTITION_ORDER == ("mimic_labs", "sicdb_labs", "mimic_vitals", "mimic_microbiology", "mimic_notes", "medqa")
+    assert PRODUCER_ORDER == {"mimic_ed": 0, "mimic_notes": 1, "mimic_structured": 2, "sicdb_structured": 3, "medqa": 4}
+    assert PARTITION_ORDER == ("mimic_labs", "sicdb_labs", "mimic_vitals", "mimic_ed_vitals", "mimic_microbiology",
+                               "mimic_notes", "medqa")
     assert CODED_PRODUCERS == ("mimic_structured", "sicdb_structured")
 
 
@@ -136,9 +137,10 @@ def test_shared_tables_depend_on_every_writer():
     graph = defs.resolve_asset_graph()
     rejects = _keys(graph.get(dg.AssetKey("rejects")).parent_keys)
     assert rejects == {spec.table for spec in ALL} | {MEDQA_TABLE, "case_skeleton", "exam_candidates_mimic_vitals",
-                                                      "unit_candidates_medqa"}
+                                                      "exam_candidates_mimic_ed_vitals", "unit_candidates_medqa"}
     removals = _keys(graph.get(dg.AssetKey("leakage_removals")).parent_keys)
-    assert removals == {"unit_candidates_mimic_notes", "exam_candidates_mimic_notes", "unit_candidates_medqa",
+    assert removals == {"unit_candidates_mimic_ed", "unit_candidates_mimic_notes", "exam_candidates_mimic_notes",
+                        "unit_candidates_medqa",
                         "exam_candidates_medqa", "presentations_medqa", "information_units"}
 
 

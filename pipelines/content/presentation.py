@@ -53,9 +53,14 @@ def person(age: int | None, sex: str | None) -> str:
     return f"{article} {age}-year-old {noun}"
 
 
+def _acronym(word: str) -> bool:
+    return len(word) > 1 and word[:2].isupper()
+
+
 def _joined(items: list[str]) -> str:
-    # "Chest pain" reads "chest pain" mid-sentence; acronyms ("SOB", "CP") keep their case.
-    items = [i if i[:2].isupper() else i[:1].lower() + i[1:] for i in (t.strip().rstrip(".") for t in items)]
+    # "Chest pain" reads "chest pain" mid-sentence; acronyms ("SOB", "CP") keep their case ("A cough" does not).
+    items = [i if _acronym(i.split(" ", 1)[0]) else i[:1].lower() + i[1:]
+             for i in (t.strip().rstrip(".") for t in items)]
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 

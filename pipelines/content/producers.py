@@ -30,18 +30,22 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+import schemas
 from pipelines.config import Settings
 from pipelines.content import notes
 from pipelines.content.case_keys import mimic_cases, sicdb_cases
 from pipelines.content.partitions import Written, write_empty, write_partition
 from pipelines.content.presentation import clean_complaints, mimic_presentations, sicdb_presentations
+from pipelines.exams import ed as ed_exams
 from pipelines.exams import mimic as mimic_exams
 from pipelines.exams import sicdb as sicdb_exams
 from pipelines.exams.window import ExamWindow
 from pipelines.sources.registry import BY_NAME as SOURCES
 from pipelines.sources.registry import titles
+from pipelines.units import ed as ed_units
 from pipelines.units import mimic as mimic_units
 from pipelines.units import sicdb as sicdb_units
+from pipelines.units.ed_medrecon import reconciled_medications
 from pipelines.warehouse import Warehouse
 from schemas.staging import MEDQA_TABLE
 
@@ -69,6 +73,7 @@ class Producer:
     joint: str | None = None  # the computation writing this and other producers' partitions at once
     kinds: tuple[str, ...] = ("duckdb", "parquet")
     removals: str | None = None  # the leakage_removals partition it writes, if any
+    rejects: str | None = None  # the rejects partition it writes, if any
     coded: bool = False  # unit_candidates: its text is a coded title (dropped, not scrubbed, when it leaks)
     superseded_by: str | None = None  # unit_candidates: the producer whose history units replace its own
 
@@ -101,15 +106,28 @@ def _note_exams(p: Producer, warehouse: Warehouse, settings: Settings) -> Produc
     return Produced(written, {"leakage_removals": removed})
 
 
-def _structured_units(units_of: Callable[[Warehouse, pl.DataFrame], pl.DataFrame],
+def _structured_units(units_of: Callable[[Warehouse, pl.DataFrame, Settings], pl.DataFrame],
                       cases_of: Callable[[Warehouse], pl.DataFrame], per_category: bool = False) -> Produce:
     def produce(p: Producer, warehouse: Warehouse, settings: Settings) -> Produced:
-        units = units_of(warehouse, cases_of(warehouse))
+        units = units_of(warehouse, cases_of(warehouse), settings)
         categories = units.group_by("category").len().sort("category").iter_rows() if per_category else ()
         return Produced(write_partition(warehouse, p.table, p.partition, units),
                         {"cases": _cases_per(units), **{f"units_{c}": n for c, n in categories}})
 
     return produce
+
+
+def _mimic_structured(warehouse: Warehouse, cases: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+    # Where MIMIC-IV-ED is configured, its medication reconciliation is the home-medication list.
+    reconciled = reconciled_medications(warehouse, cases) if ED in settings.configured_sources() else None
+    return mimic_units.structured_units(warehouse, cases, home_medications=reconciled)
+
+
+def _ed_units(p: Producer, warehouse: Warehouse, settings: Settings) -> Produced:
+    units, removals = ed_units.ed_complaint_units(warehouse, mimic_cases(warehouse), warehouse.read("case_skeleton"))
+    write_partition(warehouse, "leakage_removals", p.removals, removals)
+    return Produced(write_partition(warehouse, p.table, p.partition, units),
+                    {"cases": _cases_per(units), "leakage_removals": removals.height})
 
 
 def _exams(write: Callable[[Warehouse, pl.DataFrame], Written], cases_of: Callable[[Warehouse], pl.DataFrame]) -> Produce:
@@ -129,8 +147,12 @@ def _mimic_exams(write: Callable[[Warehouse, pl.DataFrame, ExamWindow], Written]
 
 
 def _mimic_presentations(p: Producer, warehouse: Warehouse, settings: Settings) -> Produced:
-    complaints = clean_complaints(warehouse.read_partition("unit_candidates", NOTE_UNITS),
-                                  warehouse.read("case_skeleton"))
+    # The triage complaint opens; the note's chief complaint adds what triage did not say.
+    skeleton = warehouse.read("case_skeleton")
+    complaints = pl.concat([clean_complaints(warehouse.read_partition("unit_candidates", partition), skeleton)
+                            for partition in (ED_UNITS, NOTE_UNITS)])
+    complaints = complaints.with_columns(pl.col("text").str.to_lowercase().alias("_said")).unique(
+        ["case_id", "_said"], keep="first", maintain_order=True).drop("_said")
     table = mimic_presentations(mimic_cases(warehouse), complaints)
     return Produced(write_partition(warehouse, p.table, p.partition, table),
                     {"with_chief_complaint": complaints["case_id"].n_unique()})
@@ -141,21 +163,27 @@ def _sicdb_presentations(p: Producer, warehouse: Warehouse, settings: Settings) 
 
 
 NOTE_UNITS = "mimic_notes"
+ED_UNITS = "mimic_ed"
+ED = "mimic_ed"  # the source
 MEDQA = "medqa_content"  # assets/medqa.py: one conversion writes the three MedQA views
 
 PRODUCERS: tuple[Producer, ...] = (
     # unit_candidates, in tie-break order (ordinals: category order, then this order)
+    Producer("unit_candidates", ED_UNITS, ("mimic_iv", ED), ("ed_edstays", "ed_triage"),
+             "the triage chief complaint of the admission's ED stay, in the patient's words.", _ed_units,
+             kinds=("polars", "parquet"), removals="mimic_ed_units"),
     Producer("unit_candidates", NOTE_UNITS, ("mimic_iv", "mimic_note"), ("note_sections",),
              "patient-visible facts of the discharge notes.", _note_units, kinds=("medspacy", "parquet"),
              removals="mimic_notes_units"),
     Producer("unit_candidates", "mimic_structured", ("mimic_iv",),
-             ("mimic_admissions", "mimic_diagnoses_icd", "mimic_d_icd_diagnoses", "mimic_prescriptions", "mimic_omr"),
-             "what the patient knew before the admission.",
-             _structured_units(mimic_units.structured_units, mimic_cases, per_category=True), coded=True,
+             ("mimic_admissions", "mimic_diagnoses_icd", "mimic_d_icd_diagnoses", "mimic_prescriptions", "mimic_omr",
+              "ed_edstays", "ed_medrecon"),
+             "what the patient knew before the admission; home medications from the ED reconciliation if any.",
+             _structured_units(_mimic_structured, mimic_cases, per_category=True), coded=True,
              superseded_by=NOTE_UNITS),
     Producer("unit_candidates", "sicdb_structured", ("sicdb",), ("sicdb_cases",),
              "demographics, weight, height, earlier ICU stays.",
-             _structured_units(sicdb_units.structured_units, sicdb_cases), coded=True),
+             _structured_units(lambda w, cases, _: sicdb_units.structured_units(w, cases), sicdb_cases), coded=True),
     Producer("unit_candidates", "medqa", ("medqa",), (MEDQA_TABLE,),
              "age/sex, chief complaint and history clauses of the MedQA vignettes.", joint=MEDQA,
              kinds=("medspacy", "parquet"), removals="medqa"),
@@ -168,7 +196,11 @@ PRODUCERS: tuple[Producer, ...] = (
     Producer("exam_candidates", "mimic_vitals", ("mimic_iv",),
              ("mimic_chartevents", "mimic_omr", "mimic_admissions"),
              "first ICU vital sign per item and omr measurements in the exam window; impossible values to rejects.",
-             _mimic_exams(mimic_exams.write_vitals)),
+             _mimic_exams(mimic_exams.write_vitals), rejects=mimic_exams.REJECTS_PARTITION),
+    Producer("exam_candidates", ed_exams.PARTITION, ("mimic_iv", ED), ("ed_edstays", "ed_triage", "ed_vitalsign",
+                                                                       "mimic_admissions"),
+             "first triage or ED vital sign per exam in the exam window; impossible values and unscored pain to "
+             "rejects.", _mimic_exams(ed_exams.write_vitals), rejects=ed_exams.REJECTS_PARTITION),
     Producer("exam_candidates", "mimic_microbiology", ("mimic_iv",), ("mimic_microbiologyevents", "mimic_admissions"),
              "first specimen per microbiology test and specimen type stored in the exam window, organisms or comment.",
              _mimic_exams(mimic_exams.write_microbiology)),
@@ -179,8 +211,10 @@ PRODUCERS: tuple[Producer, ...] = (
              "vitals, labs (prose and tables), signs, imaging, ECG and biopsy results of the vignettes.", joint=MEDQA,
              kinds=("polars", "parquet"), removals="medqa"),
     # presentations: one per case, so no tie to break
-    Producer("presentations", "mimic_iv", ("mimic_iv",), (f"unit_candidates_{NOTE_UNITS}", "mimic_admissions"),
-             "age, sex and chief complaint, else how the patient was admitted.", _mimic_presentations,
+    Producer("presentations", "mimic_iv", ("mimic_iv",),
+             (f"unit_candidates_{ED_UNITS}", f"unit_candidates_{NOTE_UNITS}", "mimic_admissions"),
+             "age, sex and chief complaint (triage, then note), else how the patient was admitted.",
+             _mimic_presentations,
              kinds=("polars",)),
     Producer("presentations", "sicdb", ("sicdb",), ("sicdb_cases",),
              "age and sex of a patient admitted to intensive care.", _sicdb_presentations, kinds=("polars",)),
@@ -244,6 +278,11 @@ def superseded(producers: tuple[Producer, ...] = PRODUCERS) -> dict[str, str]:
     return {p.partition: p.superseded_by for p in of_table("unit_candidates", producers) if p.superseded_by}
 
 
+def rejects_writers(producers: tuple[Producer, ...] = PRODUCERS) -> dict[str, str]:
+    """``asset -> rejects partition`` of the producers that write one."""
+    return {p.asset: p.rejects for p in producers if p.rejects}
+
+
 def leakage_removal_writers(producers: tuple[Producer, ...] = PRODUCERS) -> dict[str, str]:
     """``asset -> leakage_removals partition`` of every writer of that table."""
     return {**{p.asset: p.removals for p in producers if p.removals}, **PUBLISHER_REMOVALS}
@@ -262,5 +301,8 @@ def run(producer: Producer, warehouse: Warehouse, settings: Settings) -> Produce
         raise ValueError(f"{producer.asset} is written by {producer.joint}, not on its own")
     why = unconfigured(producer, settings)
     if why:
+        for table, partition in (("leakage_removals", producer.removals), ("rejects", producer.rejects)):
+            if partition:
+                write_partition(warehouse, table, partition, schemas.empty(table))
         return Produced(write_empty(warehouse, producer.table, producer.partition, why))
     return producer.produce(producer, warehouse, settings)

@@ -1,4 +1,4 @@
-"""Orchestrates the embedded demo: MIMIC-IV (+Note), SICdb and MedQA in their publisher layouts.
+"""Orchestrates the embedded demo: MIMIC-IV (+Note, +ED), SICdb and MedQA in their publisher layouts.
 
 Work is split into chunks (groups of whole patients / cases / questions) whose rows are written
 as independent raw-deflate segments; segments are concatenated in a fixed order into one gzip
@@ -89,7 +89,7 @@ def generate_demo(
     """Write a synthetic demo of all sources under ``out``; return rows written per file.
 
     Layout: ``out/mimic-iv/{hosp,icu}/*.csv.gz``, ``out/mimic-iv-note/note/*.csv.gz``,
-    ``out/sicdb/*.csv.gz`` (about one case per four admissions, at least 10) and
+    ``out/mimic-iv-ed/ed/*.csv.gz`` (the ED stays of the admissions through the ED), ``out/sicdb/*.csv.gz`` (about one case per four admissions, at least 10) and
     ``out/medqa/US_demo.jsonl`` (about one question per four admissions, at least 20).
 
     Output is byte-identical for the same ``seed`` and ``admissions`` (whatever ``workers``);

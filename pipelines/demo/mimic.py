@@ -1,4 +1,4 @@
-"""MIMIC-IV (hosp/icu) and MIMIC-IV-Note rows for one synthetic patient at a time.
+"""MIMIC-IV (hosp/icu), MIMIC-IV-Note and MIMIC-IV-ED (:mod:`.mimic_ed`) rows for one synthetic patient at a time.
 
 Patients and admissions are generated sequentially; every admission has its own RNG derived from
 ``(seed, admission index)`` and every patient its own RNG derived from ``(seed, patient index)``,
@@ -15,6 +15,7 @@ from pathlib import Path
 from . import notes
 from .catalog import catalog
 from .diseases import COMORBIDITIES, CXR_NORMAL, DISEASES, DNR, HX_TOBACCO
+from .mimic_ed import ED_HEADERS, EdWriter, Visit
 from .records import Disease
 from .reference import (
     CHART_ITEMS,
@@ -86,6 +87,7 @@ HEADERS: dict[str, tuple[str, ...]] = {
                                             "charttime", "storetime", "text"),
     "mimic-iv-note/note/radiology_detail.csv.gz": ("note_id", "subject_id", "field_name", "field_value",
                                                    "field_ordinal"),
+    **ED_HEADERS,
 }
 STREAMED = [k for k in HEADERS if "/d_" not in k]
 
@@ -214,6 +216,7 @@ class MimicWriter:
     def __init__(self, segdir: Path, seed: int):
         self.seed = seed
         self.w = {name: SegmentCsv(segdir / name.replace("/", "__")) for name in STREAMED}
+        self.ed = EdWriter(self.w, seed)
         self.labevent_id = 0
         self.microevent_id = 0
         self.specimen_n = 0
@@ -385,6 +388,8 @@ class MimicWriter:
         # --- notes -----------------------------------------------------------------------------
         side = "right" if (d.key in RIGHT_SIDED or rng.random() < 0.55) else "left"
         fmt = self._fmt(rng, d, draws, labs_first, age, side, p, los_days)
+        self.ed.admission(Visit(i, sid, p.sex, p.race, hadm, d, version, has_ed, ed_reg, ed_out, icu, v_adm,
+                                tuple(home_meds), tuple(chronic), fmt, p.last_discharge))
         tpa = "tpa" in proc_keys
         fmt["tpa_hpi"] = "Received IV tPA at ___." if tpa else rng.choice(
             ("Outside the tPA window; not a thrombectomy candidate.", "Not a tPA candidate given time course."))

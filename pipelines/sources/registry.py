@@ -56,6 +56,11 @@ SOURCES: tuple[Source, ...] = (
            "mimic-iv", "MIMIC-IV release root (`hosp/`, `icu/`)", "/data/physionet/mimiciv/2.2", (3, 3)),
     Source("mimic_note", "MIMIC-IV-Note", "CLINVERSE_MIMIC_NOTE_DIR", "mimic_note_dir", "--mimic-note", "directory",
            "mimic-iv-note", "MIMIC-IV-Note root (`note/`)", "/data/physionet/mimic-iv-note/2.2"),
+    # The emergency-department module of MIMIC-IV (same subject_id / hadm_id): triage complaint,
+    # ED vital signs and the medications reconciled on arrival of the admissions that came through it.
+    Source("mimic_ed", "MIMIC-IV-ED", "CLINVERSE_MIMIC_ED_DIR", "mimic_ed_dir", "--mimic-ed", "directory",
+           "mimic-iv-ed", "MIMIC-IV-ED root (`ed/`: edstays, triage, vitalsign, medrecon, diagnosis, pyxis)",
+           "/data/physionet/mimic-iv-ed/2.2"),
     Source("sicdb", "SICdb", "CLINVERSE_SICDB_DIR", "sicdb_dir", "--sicdb", "directory",
            "sicdb", "SICdb folder (`cases.csv.gz`, `laboratory.csv.gz`, `d_references.csv.gz`)",
            "/data/physionet/sicdb/1.0.6", (2, 3)),

@@ -19,8 +19,9 @@ from earlier care, and it does not come from this admission's workup:
   title (pipelines.units.lay).
 * the current primary diagnosis's ICD-10 category, hence the diagnosis and all its descendants,
   is never a unit, from either admission.
-* home medications (``medication``): the discharge prescriptions of the most recent earlier
-  admission that a patient takes at home (sql/units_mimic_prior_medications.sql,
+* home medications (``medication``): the list reconciled on arrival where the source has one
+  (MIMIC-IV-ED ``medrecon``, pipelines.units.ed_medrecon), otherwise the discharge prescriptions
+  of the most recent earlier admission that a patient takes at home (sql/units_mimic_prior_medications.sql,
   pipelines.units.medications: no IV, PO/NG or NG orders, heparin prophylaxis, sliding-scale
   insulin, flushes or as-needed ward items).
 * outpatient measurements (``measurement``): the last blood pressure, weight, BMI and height in
@@ -44,7 +45,7 @@ import polars as pl
 
 from pipelines.units.candidates import finish
 from pipelines.units.coded import demographic_units, diagnosis_units, unit_rows
-from pipelines.units.medications import prior_discharge_units
+from pipelines.units.medications import medication_units, prior_discharge_units
 from pipelines.warehouse import Warehouse
 
 MEASUREMENTS = (("blood pressure", "blood pressure"), ("weight", "weight"), ("bmi", "BMI"), ("height", "height"))
@@ -119,8 +120,11 @@ def prior_admission_units(counts: pl.DataFrame) -> pl.DataFrame:
                  pl.lit("mimic_admissions:prior"), pl.lit("history:prior_admissions"))
 
 
-def structured_units(warehouse: Warehouse, cases: pl.DataFrame) -> pl.DataFrame:
-    """unit_candidates partition ``mimic_structured`` for ``cases`` (pipelines.content.case_keys.mimic_cases)."""
+def structured_units(warehouse: Warehouse, cases: pl.DataFrame, home_medications: pl.DataFrame | None = None
+                     ) -> pl.DataFrame:
+    """unit_candidates partition ``mimic_structured`` for ``cases`` (pipelines.content.case_keys.mimic_cases).
+    ``home_medications``: a reconciled list (pipelines.units.medications.HOME_MEDICATION_COLUMNS) that
+    replaces the prior discharge's prescriptions of the cases it has."""
     tables = {t: f"mimic_{t}" for t in ("admissions", "diagnoses_icd", "d_icd_diagnoses")}
     with duckdb.connect() as con:
         con.register("cases", cases.select("case_id", "subject_id", "hadm_id", "admittime"))
@@ -140,6 +144,9 @@ def structured_units(warehouse: Warehouse, cases: pl.DataFrame) -> pl.DataFrame:
     if history.height:
         # A condition already known from an earlier stay is not repeated from this one.
         history = history.unique(subset=["case_id", "concept"], keep="first", maintain_order=True)
-    parts = [demographic_units(cases), history, prior_admission_units(admissions), prior_discharge_units(meds),
-             measurement_units(omr), social_units(cases)]
+    if home_medications is not None and home_medications.height and meds.height:
+        meds = meds.join(home_medications.select("case_id").unique(), on="case_id", how="anti")
+    reconciled = medication_units(home_medications) if home_medications is not None else pl.DataFrame()
+    parts = [demographic_units(cases), history, prior_admission_units(admissions), reconciled,
+             prior_discharge_units(meds), measurement_units(omr), social_units(cases)]
     return finish(pl.concat([p for p in parts if p.height], how="diagonal_relaxed"))

@@ -30,7 +30,8 @@ MIMIC_FILES = [
 NOTE_FILES = ["mimic-iv-note/note/discharge.csv.gz", "mimic-iv-note/note/radiology.csv.gz",
               "mimic-iv-note/note/discharge_detail.csv.gz", "mimic-iv-note/note/radiology_detail.csv.gz"]
 SICDB_FILES = ["sicdb/cases.csv.gz", "sicdb/laboratory.csv.gz", "sicdb/d_references.csv.gz"]
-ALL_FILES = MIMIC_FILES + NOTE_FILES + SICDB_FILES + ["medqa/US_demo.jsonl"]
+ED_FILES = [f"mimic-iv-ed/ed/{t}.csv.gz" for t in ("edstays", "triage", "vitalsign", "medrecon", "diagnosis", "pyxis")]
+ALL_FILES = MIMIC_FILES + NOTE_FILES + ED_FILES + SICDB_FILES + ["medqa/US_demo.jsonl"]
 TS = re.compile(r"^2[12]\d\d-\d\d-\d\d \d\d:\d\d:\d\d$")  # shifted into the 2100s
 
 
