@@ -165,6 +165,13 @@ def test_a_symptom_that_is_the_coded_diagnosis_stays_a_term() -> None:
     assert scrub("witnessed seizure at home", convulsions)[0] == ""
 
 
+def test_syncope_cases_scrub_the_patients_words_for_fainting() -> None:
+    # R55: "fainting" is an ICD-10-CM index name of the code, so the independent audit flags it
+    syncope = diagnosis_terms("Syncope and collapse", [], "R55", "Syncope and collapse")
+    assert scrub("concern for fainting", syncope)[0] == ""
+    assert scrub("She passed out at church", syncope)[0] == ""
+
+
 def test_reportable_words_are_never_a_groups_own_terms() -> None:
     for group in synonym_groups():
         assert not {normalise(t) for t in group.reportable} & {normalise(t) for t in group.terms}, group.group
