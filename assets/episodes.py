@@ -2,9 +2,10 @@
 ``runs``, ``episodes`` and ``episode_events``; a rerun resumes), the boundary stress test and the
 ClinLab evaluation.
 
-``episode_run`` is outside the ``build`` job (it is partitioned, the build is not): `clinverse
-episodes` adds the run as a partition and materialises it, the UI runs it with the
-``episodes`` job and a run config naming the doctor. ``stress_test`` and ``clinlab_eval`` belong to
+``episode_run`` and ``episode_scores`` (the run's scores, once the build has written the rubrics)
+are outside the ``build`` job (they are partitioned, the build is not): `clinverse episodes` runs
+and scores a run directly, the UI runs both with the ``episodes`` job and a run config naming the
+doctor. ``stress_test`` and ``clinlab_eval`` belong to
 the build.
 """
 
@@ -17,6 +18,8 @@ from pipelines.episodes.clinlab import clinlab_eval as evaluate_clinlab
 from pipelines.episodes.runs import RUN_TABLES, RunSpec, run_and_export
 from pipelines.episodes.store import CaseStore
 from pipelines.episodes.stress import stress_rates, stress_test as stress_rows
+from pipelines.evaluation.runs import has_rubrics, score_run
+from pipelines.evaluation.scores import summary as score_summary
 from pipelines.resources import ClinverseResource
 
 EPISODE_GROUP = "episodes"  # partitioned by run, so outside the build job
@@ -57,8 +60,22 @@ def episode_run(context: dg.AssetExecutionContext, config: EpisodeRunConfig, cli
         yield dg.MaterializeResult(asset_key=table, metadata=metadata if table == "episodes" else {"run_id": spec.id})
 
 
-episodes_job = dg.define_asset_job("episodes", selection=dg.AssetSelection.assets(episode_run),
-                                   description="One episode run per partition (run id); config names the doctor.")
+@dg.asset(group_name=EPISODE_GROUP, partitions_def=EPISODE_RUNS,
+          deps=["episodes", "episode_events", "case_rubrics", "case_exam_targets"], kinds={"polars", "parquet"},
+          description="`episode_scores` of one episode run (partition = run id), graded by the offline judge.")
+def episode_scores(context: dg.AssetExecutionContext, clinverse: ClinverseResource) -> dg.MaterializeResult:
+    started = time.perf_counter()
+    warehouse = clinverse.warehouse()
+    if not has_rubrics(warehouse):
+        raise dg.Failure("no case_rubrics / case_exam_targets in the warehouse: build first (`clinverse build`)")
+    scores = score_run(warehouse, context.partition_key)
+    return dg.MaterializeResult(metadata={"run_id": context.partition_key, "episodes": scores.height,
+                                          **score_summary(scores), "seconds": round(time.perf_counter() - started, 3)})
+
+
+episodes_job = dg.define_asset_job("episodes", selection=dg.AssetSelection.assets(episode_run, episode_scores),
+                                   description="One episode run per partition (run id), then its scores; config "
+                                               "names the doctor.")
 
 
 @dg.asset(group_name="evaluation", deps=CURATED, kinds={"polars", "parquet"},

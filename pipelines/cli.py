@@ -267,8 +267,9 @@ def _episodes(args: argparse.Namespace) -> int:
             console.print(f"[bold red]episodes not run[/]: {exc}")
             return 2
         bar.update(task, completed=written.total, total=written.total)
-    table = Table(*summary, title=f"run {written.run_id} ({written.new} new, {written.resumed} resumed)")
-    table.add_row(*map(str, summary.values()))
+    table = Table("", "value", title=f"run {written.run_id} ({written.new} new, {written.resumed} resumed)")
+    for name, value in summary.items():  # one row per figure: the scores make it too wide for one line
+        table.add_row(name, str(value))
     Console().print(table)
     console.print(f"traces: {export}")
     return 0

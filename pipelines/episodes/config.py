@@ -27,6 +27,7 @@ class EpisodeConfig:
     mdt_calls: int
     self_check: bool
     replace_fraction: float  # share of recorded lab values served as predictions (ClinVerse section K)
+    oracle_block: bool = False  # the true ICD-10 block is given in the opening (ClinVerse's oracle-block task)
 
     def __post_init__(self) -> None:
         if self.lookup not in LOOKUPS:

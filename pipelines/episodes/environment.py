@@ -29,6 +29,8 @@ class DiagnosticEpisode:
     def __init__(self, settings: EpisodeSettings | None = None):
         self._settings = settings
         self.engine: Engine | None = None
+        self._case_id: str | None = None
+        self._store = None
 
     def reset(self, case_id: str, **config: Any) -> str:
         """Start an episode on ``case_id`` and return the opening presentation (with the rules and
@@ -36,6 +38,7 @@ class DiagnosticEpisode:
         episode setting (``action_budget``, ``test_limit`` ...); other keys, such as the dataset
         columns a trainer passes along, are ignored."""
         settings = self._settings or default_settings()
+        self._case_id, self._store = case_id, settings.store
         overrides = {k: v for k, v in config.items() if k in SETTINGS}
         episode_config = settings.config(config.get("preset"), **overrides)
         self.engine = settings.engine(case_id, episode_config, int(config.get("seed", settings.seed)),
@@ -94,13 +97,20 @@ class DiagnosticEpisode:
                            "follow_up": follow_up})
 
     def get_reward(self) -> float:
-        """The episode's reward: 1.0 when the final ICD-10 code is in the block of the true diagnosis
-        (or of an acceptable code), else 0.0; 0.0 before the episode is finalised.
+        """The episode's reward: the outcome score S (0.5 diagnosis + 0.3 evidence + 0.2 plan, as
+        the offline judge grades the trace) once the warehouse has rubrics; without them 1.0 when
+        the final ICD-10 code is in the block of the true diagnosis (or of an acceptable code), else
+        0.0. 0.0 before the episode is finalised.
 
         Returns:
             The reward.
         """
-        return self.engine.reward if self.engine else 0.0
+        if self.engine is None:
+            return 0.0
+        from pipelines.evaluation.reward import outcome_score, store_references  # the evaluation imports the engine
+
+        references = store_references(self._store)
+        return self.engine.reward if references is None else outcome_score(self.engine, self._case_id, references)
 
     def _step(self, build: Callable[[], Action], call: dict[str, Any]) -> str:
         if self.engine is None:

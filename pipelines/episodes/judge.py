@@ -1,4 +1,5 @@
-"""The episode reward until the evaluation issue's outcome score S exists: block-level agreement.
+"""The episode reward where no rubrics exist (the outcome score S needs them: pipelines/evaluation/):
+block-level agreement.
 
 1.0 when the finalised ICD-10 code falls in the block of the true primary code or of any code in
 ``acceptable_icd10``, else 0.0 (an unknown or malformed code is 0.0).

@@ -26,6 +26,9 @@ from pipelines.episodes.llm.config import LLMConfig
 from pipelines.episodes.llm.ledger import totals
 from pipelines.episodes.settings import DEFAULT_PRESET, DEFAULT_SEED, EpisodeSettings
 from pipelines.episodes.store import CaseStore
+from pipelines.evaluation.runs import SCORES, has_rubrics, references, score_run
+from pipelines.evaluation.scores import SUMMARY
+from pipelines.evaluation.scores import summary as scores_summary
 from pipelines.warehouse import Warehouse
 
 RUN_TABLES = ("runs", "episodes", "episode_events", "llm_requests")
@@ -196,8 +199,9 @@ def export_jsonl(warehouse: Warehouse, run_id: str, path: Path) -> int:
 
 
 def run_summary(warehouse: Warehouse, store: CaseStore, run_id: str) -> dict[str, object]:
-    """Episodes, how they ended, mean turns, and the mean reward: ICD-10 block accuracy as the
-    episode judge scores it (the true block or that of any acceptable code)."""
+    """Episodes, how they ended, mean turns, ICD-10 block accuracy (the true block or that of any
+    acceptable code) and, once the run is scored (``episode_scores``), its mean S, U, ICR, TOC, ATC,
+    DCA and DSA."""
     episodes = warehouse.read_partition("episodes", run_id)
     rewards = [Judge(store.case(case_id).manager).code_reward(icd10)
                for case_id, icd10 in episodes.select("case_id", "final_icd10").iter_rows()]
@@ -208,6 +212,8 @@ def run_summary(warehouse: Warehouse, store: CaseStore, run_id: str) -> dict[str
         "mean_turns": round(float(episodes["turns"].mean() or 0.0), 2),
         "block_accuracy": round(sum(rewards) / len(rewards), 4) if rewards else 0.0,
     }
+    means = scores_summary(warehouse.read_partition(SCORES, run_id))
+    summary |= {k: means[k] for k in SUMMARY.values() if k in means and k not in ("strict_rate", "pass_rate")}
     requests = warehouse.read_partition("llm_requests", run_id)
     if requests.height:
         used = totals(requests)
@@ -218,8 +224,11 @@ def run_summary(warehouse: Warehouse, store: CaseStore, run_id: str) -> dict[str
 def run_and_export(warehouse: Warehouse, store: CaseStore, spec: RunSpec, progress: ProgressFn | None = None,
                    llm: LLMConfig | None = None) -> tuple[RunWritten, dict[str, object], Path]:
     """What `clinverse episodes` and the ``episode_run`` asset both do: run (resuming), export the
-    traces to ``<home>/exports/episodes-<run_id>.jsonl``, summarise."""
+    traces to ``<home>/exports/episodes-<run_id>.jsonl``, score the run with the offline judge
+    once the warehouse has rubrics (``episode_scores``), summarise."""
     written = run(warehouse, store, spec, progress, llm=llm)
     export = warehouse.home / "exports" / f"episodes-{written.run_id}.jsonl"
     export_jsonl(warehouse, written.run_id, export)
+    if has_rubrics(warehouse):
+        score_run(warehouse, written.run_id, refs=references(warehouse, store))
     return written, run_summary(warehouse, store, written.run_id), export

@@ -109,7 +109,10 @@ class EpisodeSettings:
     def engine(self, case_id: str, config: EpisodeConfig, seed: int, run_id: str | None = None) -> Engine:
         """One episode's controller, each role built from its own view of the case."""
         case = self.store.case(case_id)
-        opening = say("opening", presentation=case.presentation, catalog=", ".join(self.catalog_names(config)),
+        presentation = case.presentation
+        if config.oracle_block:  # ClinVerse's oracle-block task: the true block is given
+            presentation += "\n\n" + say("oracle_block", block=case.manager.primary_icd10_block)
+        opening = say("opening", presentation=presentation, catalog=", ".join(self.catalog_names(config)),
                       **asdict(config))
         lab = LaboratoryPhysician(case.exams, config, LatentPatient(case), self.predictor, seed)
         self_check = SelfCheck(BoundaryScreen(case.manager, case.exams)) if config.self_check else None

@@ -29,6 +29,7 @@ from pipelines.episodes.views import (
 from pipelines.warehouse import Warehouse
 
 TABLES = ("cases", "information_units", "exam_results", "exam_catalog", "profiles")
+SCORING_TABLES = ("case_rubrics", "case_exam_targets")  # read when built: the judge's reference (get_reward)
 
 
 @dataclass(frozen=True)
@@ -60,11 +61,16 @@ class CaseStore:
 
     @classmethod
     def from_warehouse(cls, warehouse: Warehouse) -> CaseStore:
-        return cls({table: warehouse.read(table) for table in TABLES})
+        return cls({table: warehouse.read(table) for table in (*TABLES, *SCORING_TABLES)
+                    if table in TABLES or warehouse.exists(table)})
 
     def case_ids(self, split: str | None = None) -> list[str]:
         cases = self.cases if split is None else self.cases.filter(pl.col("split") == split)
         return cases["case_id"].to_list()
+
+    def table(self, name: str) -> pl.DataFrame | None:
+        """A table the store was given (such as ``case_rubrics``), None if it was not."""
+        return self._frames.get(name)
 
     def unit_texts(self) -> list[str]:
         return self._frames["information_units"]["text"].to_list()

@@ -10,8 +10,8 @@
   only and its replies meet the self-check as any patient's do; refusals come from the offline
   voice (no request). A failed request gives a fixed non-answer, never invented content.
 
-There is no LLM judge: no judge protocol exists yet (the reward is the ICD-10 block agreement of
-pipelines/episodes/judge.py), so no judge prompt either.
+The LLM judge (its prompt ``prompts/judge.yaml``) lives with the scores:
+pipelines/evaluation/llm_judge.py.
 """
 
 from __future__ import annotations

@@ -1,0 +1,58 @@
+"""The examinations that matter for a case (``case_exam_targets``), learned on the train split.
+
+Rule
+----
+1. On the train split (cases with an ICD-10 block), each exam ``e`` gets the flag "abnormal in
+   the case" (its first recorded result, as the laboratory physician reports it). Its weight is
+   the adjusted mutual information (scikit-learn's ``adjusted_mutual_info_score``, corrected for
+   chance) between that flag and the case's ICD-10 block. An exam with at least ``min_support``
+   abnormal train cases (``data/rubrics.yaml``) and a weight above 0 is *informative*: its
+   abnormality tells diagnoses apart. Nothing of a scored case enters the weights, and a case's
+   own diagnosis never decides which of its exams matter.
+2. For every case, its recorded exams that are informative matter, ranked: abnormal in this case
+   first, then by weight, then by name (``rank`` 1, 2, ...).
+3. TOC and ATC take the first ``test_limit`` of them (the preset's examination limit: each can be
+   ordered by name within the limit, so a perfect score is reachable); exam precision / recall take
+   all of them (DiagGym's comparison with every exam that matters in the record).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+from sklearn.metrics import adjusted_mutual_info_score
+
+import schemas
+from pipelines.episodes.store import CaseStore, EpisodeCase
+
+MIN_WEIGHT = 1e-9  # above floating-point noise: an adjusted mutual information of 0 is chance
+
+
+def _abnormal(case: EpisodeCase) -> set[str]:
+    return {name for name, r in case.exams.by_name.items() if r.abnormal and r.origin == "recorded"}
+
+
+def exam_weights(store: CaseStore, min_support: int) -> dict[str, float]:
+    """Informative exams -> their weight (adjusted mutual information with the block, train split)."""
+    train = [c for c in (store.case(i) for i in store.case_ids("train")) if c.manager.primary_icd10_block]
+    blocks = [c.manager.primary_icd10_block for c in train]
+    abnormal = [_abnormal(c) for c in train]
+    weights = {}
+    for name in sorted(set().union(*abnormal)):
+        flags = [name in found for found in abnormal]
+        if sum(flags) >= min_support:
+            weight = float(adjusted_mutual_info_score(blocks, flags))
+            if weight > MIN_WEIGHT:
+                weights[name] = weight
+    return weights
+
+
+def case_exam_targets(store: CaseStore, weights: dict[str, float]) -> pl.DataFrame:
+    """``case_exam_targets``: each case's recorded informative exams, ranked (module docstring)."""
+    rows = []
+    for case_id in store.case_ids():
+        results = store.case(case_id).exams.by_name
+        matter = [(not bool(r.abnormal), -weights[name], name) for name, r in results.items()
+                  if name in weights and r.origin == "recorded"]
+        rows += [{"case_id": case_id, "rank": rank, "exam_name": name, "abnormal": not normal, "weight": -weight}
+                 for rank, (normal, weight, name) in enumerate(sorted(matter), 1)]
+    return schemas.conform("case_exam_targets", pl.DataFrame(rows, schema=schemas.empty("case_exam_targets").schema))

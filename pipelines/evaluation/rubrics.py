@@ -1,0 +1,125 @@
+"""Rubrics per case (``case_rubrics``): the key points the judge grades a final output against.
+
+Evidence (``kind = evidence``)
+    * MedQA: the points of ``medqa_rubric`` (chief complaint, key history, abnormal findings);
+    * otherwise: the case's ``key`` information units (up to ``max_units``, in the case's order),
+      then its salient abnormal exams: the best-ranked abnormal exams that matter
+      (``case_exam_targets``, up to ``max_exams``), written ``"<exam>: <value> <unit>"``.
+
+Management (``kind = management``)
+    * MIMIC-IV: the treatments begun in the admission's first ``hours`` hours
+      (``mimic_prescriptions`` of the listed drug types, starting within ``hours`` of ``admittime``),
+      leaving out the routine and prophylactic drugs ``data/rubrics.yaml`` lists and the case's
+      home medications (a drug whose substance, its first word, a ``medication`` unit names): what
+      is left is the management of the admission. One point per drug class (``data/synonyms.yaml``
+      treatments: ceftriaxone and azithromycin are one ``antibiotic`` point) or per drug, at most
+      ``max_points``, in order of the first start. ``hosp/procedures_icd`` is staged but its titles
+      (``d_icd_procedures``) are not, so a procedure has no words to match and is not a point.
+    * SICdb: its staged tables (cases, laboratory, references) record no treatment: no points.
+    * MedQA: a diagnosis question has no management: no points.
+    A case without management points has its plan weight redistributed when scored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import timedelta
+
+import polars as pl
+
+import schemas
+from pipelines.episodes.store import CaseStore, EpisodeCase
+from pipelines.episodes.views import ExamResult
+from pipelines.evaluation.exam_targets import case_exam_targets, exam_weights
+from pipelines.evaluation.params import RubricParams, rubric_params
+from pipelines.evaluation.reference import grouped
+from pipelines.evaluation.text import Words, fold, judge_words
+
+
+
+def first_day_prescriptions(provenance: pl.DataFrame, admissions: pl.DataFrame, prescriptions: pl.DataFrame,
+                            params: RubricParams) -> pl.DataFrame:
+    """The prescriptions begun in each MIMIC-IV case's first ``params.hours`` hours:
+    ``case_id``, ``starttime``, ``drug``, ``route`` (earliest first)."""
+    window = timedelta(hours=params.hours)
+    stays = provenance.filter(pl.col("source") == "mimic_iv").select("case_id", "hadm_id").join(
+        admissions.select("hadm_id", "admittime"), on="hadm_id")
+    return (prescriptions.filter(pl.col("drug_type").is_in(params.drug_types), pl.col("drug").is_not_null())
+            .join(stays, on="hadm_id")
+            .filter(pl.col("starttime") >= pl.col("admittime"), pl.col("starttime") < pl.col("admittime") + window)
+            .select("case_id", "starttime", "drug", "route")
+            .sort("case_id", "starttime", "drug", nulls_last=True))
+
+
+def _exam_point(result: ExamResult) -> str:
+    value = result.value_text if result.value_text is not None else (
+        f"{result.value_num:g}" if result.value_num is not None else "abnormal")
+    return f"{result.exam_name}: {value}{f' {result.unit}' if result.unit else ''}"
+
+
+Point = tuple[str, str, str]  # key point, basis, source_ref
+
+
+def evidence_points(case: EpisodeCase, abnormal_targets: list[str], medqa: list[dict],
+                    params: RubricParams) -> list[Point]:
+    """A case's evidence key points (module docstring); ``abnormal_targets``: its abnormal exams
+    that matter, best-ranked first; ``medqa``: its ``medqa_rubric`` rows."""
+    if medqa:
+        return [(r["key_point"], "medqa_rubric", r["source_ref"]) for r in sorted(medqa, key=lambda r: r["ordinal"])]
+    units = [(u.text, "key_unit", f"unit:{u.unit_id}") for u in case.patient.units if u.importance == "key"]
+    exams = [(_exam_point(case.exams.by_name[name]), "abnormal_exam", f"exam:{name}") for name in abnormal_targets]
+    return units[: params.max_units] + exams[: params.max_exams]
+
+
+def _contains(folded: str, phrase: str) -> bool:
+    return f" {fold(phrase)} " in f" {folded} "
+
+
+def management_points(case: EpisodeCase, prescriptions: Iterable[dict], words: Words,
+                      params: RubricParams) -> list[Point]:
+    """A case's management key points from its first-day prescriptions (module docstring)."""
+    home = set(fold(" ".join(u.text for u in case.patient.units if u.category == "medication")).split())
+    groups: dict[str, list[str]] = {}  # class (or drug) -> drugs, in order of the first start
+    for row in prescriptions:
+        folded = fold(row["drug"])
+        substance = folded.split()[0] if folded else ""
+        if (not substance or substance in home or any(_contains(folded, r) for r in params.routine)
+                or (row["route"] or "") in params.prophylaxis.get(substance, ())):
+            continue
+        classes = sorted(words.of(row["drug"]) & words.treatments)
+        drugs = groups.setdefault(classes[0] if classes else substance, [])
+        if row["drug"] not in drugs:
+            drugs.append(row["drug"])
+    points = []
+    for group, drugs in list(groups.items())[: params.max_points]:
+        named = ", ".join(drugs)
+        text = f"{named} ({group.replace('_', ' ')})" if group in words.treatments else named
+        points.append((text, "prescription", f"mimic_prescriptions:first_{params.hours:g}h:{fold(named)}"))
+    return points
+
+
+def case_rubrics(store: CaseStore, targets: pl.DataFrame, medqa_rubric: pl.DataFrame, prescriptions: pl.DataFrame,
+                 words: Words, params: RubricParams) -> pl.DataFrame:
+    """``case_rubrics`` of every case of ``store``: ``targets`` is ``case_exam_targets``,
+    ``prescriptions`` the output of :func:`first_day_prescriptions`."""
+    abnormal = grouped(targets.filter(pl.col("abnormal")).sort("case_id", "rank"))
+    medqa, drugs = grouped(medqa_rubric), grouped(prescriptions)
+    rows = []
+    for case_id in store.case_ids():
+        case = store.case(case_id)
+        evidence = evidence_points(case, [r["exam_name"] for r in abnormal.get(case_id, [])], medqa.get(case_id, []),
+                                   params)
+        management = management_points(case, drugs.get(case_id, []), words, params)
+        for kind, points in (("evidence", evidence), ("management", management)):
+            rows += [{"case_id": case_id, "kind": kind, "ordinal": i, "key_point": text, "basis": basis,
+                      "source_ref": ref} for i, (text, basis, ref) in enumerate(points)]
+    return schemas.conform("case_rubrics", pl.DataFrame(rows, schema=schemas.empty("case_rubrics").schema))
+
+
+def build(store: CaseStore, medqa_rubric: pl.DataFrame, prescriptions: pl.DataFrame,
+          params: RubricParams | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``case_exam_targets`` and ``case_rubrics`` of every case of ``store`` (``prescriptions``: the
+    output of :func:`first_day_prescriptions`, empty without MIMIC-IV)."""
+    params = params or rubric_params()
+    targets = case_exam_targets(store, exam_weights(store, params.min_support))
+    return targets, case_rubrics(store, targets, medqa_rubric, prescriptions, judge_words(), params)
