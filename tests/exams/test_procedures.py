@@ -1,7 +1,6 @@
 """Procedure-revealing specimens end to end: named after the procedure by the producers, returned by
 the laboratory physician only for the procedure's test."""
 
-import sys
 
 import pytest
 
@@ -80,23 +79,8 @@ def test_lab_names_of_procedure_specimens_drop_the_repeated_specimen():
 
 
 @pytest.fixture
-def procedure_files(tmp_path, monkeypatch):
-    (tmp_path / "proc_fixture").mkdir()
-    (tmp_path / "proc_fixture" / "__init__.py").write_text("")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(procedures, "__package__", "proc_fixture")
-    loaders = (procedures.tests, procedures.specimens, procedures._index, procedures._lab_specimens)
-
-    def write(**files: str) -> None:
-        for loader in loaders:
-            loader.cache_clear()
-        for name, text in files.items():
-            (tmp_path / "proc_fixture" / f"{name}.csv").write_text(text, encoding="utf-8")
-
-    yield write
-    for loader in loaders:
-        loader.cache_clear()
-    sys.modules.pop("proc_fixture", None)
+def procedure_files(data_package):
+    return data_package(procedures, (procedures.tests, procedures.specimens, procedures._index, procedures._lab_specimens))
 
 
 def test_procedure_file_errors_name_file_line_and_field(procedure_files):

@@ -1,7 +1,6 @@
 """Vital signs: one result per sign from a note's vital-sign line, SpO2 as a pulse-oximetry vital, and
 the data files that map chart items and bound plausible values."""
 
-import sys
 
 import polars as pl
 import pytest
@@ -46,23 +45,8 @@ def test_omr_measurements_take_their_unit_and_range_from_the_name():
 
 
 @pytest.fixture
-def measurement_files(tmp_path, monkeypatch):
-    (tmp_path / "meas_fixture").mkdir()
-    (tmp_path / "meas_fixture" / "__init__.py").write_text("")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(measurements, "__package__", "meas_fixture")
-    loaders = (measurements.plausible_ranges, measurements.chart_vitals)
-
-    def write(**files: str) -> None:
-        for loader in loaders:
-            loader.cache_clear()
-        for name, text in files.items():
-            (tmp_path / "meas_fixture" / f"{name}.csv").write_text(text, encoding="utf-8")
-
-    yield write
-    for loader in loaders:
-        loader.cache_clear()
-    sys.modules.pop("meas_fixture", None)
+def measurement_files(data_package):
+    return data_package(measurements, (measurements.plausible_ranges, measurements.chart_vitals))
 
 
 def test_measurement_file_errors_name_file_line_and_field(measurement_files):

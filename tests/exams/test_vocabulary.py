@@ -1,4 +1,3 @@
-import sys
 
 import polars as pl
 import pytest
@@ -72,25 +71,10 @@ def test_every_lab_and_vital_label_of_the_demo_resolves(demo):
 
 
 @pytest.fixture
-def vocabulary_files(tmp_path, monkeypatch):
+def vocabulary_files(data_package):
     """The vocabulary loaders pointed at a throw-away package (their caches cleared around the test)."""
-    (tmp_path / "vocab_fixture").mkdir()
-    (tmp_path / "vocab_fixture" / "__init__.py").write_text("")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(vocabulary, "__package__", "vocab_fixture")
-    loaders = (vocabulary.exams, vocabulary._panel_records, vocabulary._exam_index, vocabulary._panel_members,
-               vocabulary._panel_index, vocabulary.reference_ranges)
-
-    def write(**files: str) -> None:
-        for loader in loaders:
-            loader.cache_clear()
-        for name, text in files.items():
-            (tmp_path / "vocab_fixture" / f"{name}.csv").write_text(text, encoding="utf-8")
-
-    yield write
-    for loader in loaders:
-        loader.cache_clear()
-    sys.modules.pop("vocab_fixture", None)
+    return data_package(vocabulary, (vocabulary.exams, vocabulary._panel_records, vocabulary._exam_index, vocabulary._panel_members,
+               vocabulary._panel_index, vocabulary.reference_ranges))
 
 
 HEADER = "exam_name,kind,loinc,panels,aliases\n"
@@ -100,7 +84,7 @@ PANELS = "panel,aliases\nCBC,complete blood count\n"
 def test_vocabulary_errors_name_file_line_and_field(vocabulary_files):
     vocabulary_files(exam_vocabulary=HEADER + "Hemoglobin,lab,718-7,CBC,Hb\nHematocrit,lab,,CBC,HB\n",
                      exam_panels=PANELS)
-    with pytest.raises(DataFileError, match=r"vocab_fixture/exam_vocabulary\.csv: line 3, field 'aliases': "
+    with pytest.raises(DataFileError, match=r"vocabulary_fixture/exam_vocabulary\.csv: line 3, field 'aliases': "
                                             r"'HB' already names 'Hemoglobin'"):
         vocabulary.exams()
     vocabulary_files(exam_vocabulary=HEADER + "Hemoglobin,blood,,,\n")
