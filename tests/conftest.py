@@ -1,11 +1,13 @@
 """Shared fixtures: where the real open reference data lives (skipped when absent), staging frames,
-and one small demo warehouse built through the CLI for the whole session."""
+one small demo warehouse built through the CLI, and the real MIMIC-IV demo (with and without
+its ED module) built once each, for the whole session."""
 
 from pathlib import Path
 
 import polars as pl
 import pytest
 
+from pipelines.warehouse import Warehouse
 from schemas.staging import POLARS_TYPES, staging_columns
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -64,3 +66,37 @@ def demo_home(tmp_path_factory) -> Path:
         mp.setenv("CLINVERSE_LOG_LEVEL", "WARNING")
         assert main(["build", "--home", str(home), "--admissions", "60"]) == 0
     return home
+
+
+OTHER_SOURCES = tuple(v for v in SOURCE_VARIABLES if v != "CLINVERSE_MIMIC_IV_DIR")
+
+
+@pytest.fixture(scope="session")
+def real_demo_warehouse(mimic_demo_dir, tmp_path_factory) -> Warehouse:
+    """The real MIMIC-IV demo built once per session (every asset, the stress test and ClinLab's
+    evaluation included; profiles from a one-patient pool per stratum); tests only read it."""
+    from pipelines.cli import main
+
+    home = tmp_path_factory.mktemp("real-mimic")
+    with pytest.MonkeyPatch.context() as mp:
+        for name in OTHER_SOURCES:
+            mp.delenv(name, raising=False)
+        mp.setenv("CLINVERSE_SYNTHEA_POOL_SIZE", "1")
+        assert main(["build", "--mimic-iv", str(mimic_demo_dir), "--home", str(home)]) == 0
+    return Warehouse(home)
+
+
+@pytest.fixture(scope="session")
+def real_ed_demo_warehouse(mimic_demo_dir, mimic_ed_demo_dir, tmp_path_factory) -> Warehouse:
+    """The real MIMIC-IV demo built with the real MIMIC-IV-ED demo (profiles from a one-patient pool
+    per stratum; no episode evaluation)."""
+    from pipelines.cli import main
+
+    home = tmp_path_factory.mktemp("real-mimic-ed")
+    with pytest.MonkeyPatch.context() as mp:
+        for name in OTHER_SOURCES:
+            mp.delenv(name, raising=False)
+        mp.setenv("CLINVERSE_SYNTHEA_POOL_SIZE", "1")
+        assert main(["build", "--mimic-iv", str(mimic_demo_dir), "--mimic-ed", str(mimic_ed_demo_dir),
+                     "--home", str(home), "--select", "not group:evaluation"]) == 0
+    return Warehouse(home)

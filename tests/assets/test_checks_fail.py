@@ -40,7 +40,11 @@ from assets.content import (
 )
 from assets.episodes import dual_layer_with_self_check_discloses_nothing
 from assets.exams import exam_results_match_catalog
-from assets.medqa import medqa_history_holds_no_measurement, medqa_presentations_hide_the_stem, medqa_views_name_no_option
+from assets.medqa import (
+    medqa_history_holds_no_measurement,
+    medqa_presentations_hide_the_stem,
+    medqa_views_name_no_option,
+)
 from assets.profiles import profiles_do_not_leak, profiles_match_cases, synthea_pool_fits_strata
 from assets.sources import STAGING_CHECKS
 from assets.units import information_units_have_key_facts

@@ -15,7 +15,7 @@ from pipelines.warehouse import Warehouse
 
 pytestmark = pytest.mark.slow
 ADMISSIONS = 60
-LEFT_OUT = ("profiles", "synthea_pool", "stress_test", "clinlab_eval")  # need Synthea (the last two read profiles); their own tests cover them
+LEFT_OUT = ("profiles", "synthea_pool", "stress_test", "clinlab_eval", "case_exam_targets", "case_rubrics")  # need Synthea (the rest read profiles); their own tests cover them
 
 
 def _build(sources: Path, home: Path) -> dg.ExecuteInProcessResult:

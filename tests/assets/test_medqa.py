@@ -10,8 +10,12 @@ import polars as pl
 import pytest
 
 import schemas
-from assets.medqa import (medqa_content, medqa_history_holds_no_measurement, medqa_presentations_hide_the_stem,
-                          medqa_views_name_no_option)
+from assets.medqa import (
+    medqa_content,
+    medqa_history_holds_no_measurement,
+    medqa_presentations_hide_the_stem,
+    medqa_views_name_no_option,
+)
 from pipelines.cases.medqa_skeleton import medqa_skeleton
 from pipelines.config import DEMO_ID_KEY
 from pipelines.demo.medqa import make_question

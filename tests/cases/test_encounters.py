@@ -2,13 +2,13 @@
 
 import polars as pl
 import pytest
+from test_skeleton import SICDB_FILES, _stage
 
 import schemas
 from pipelines.cases.encounters import NOT_DIAGNOSTIC, CaseRules
 from pipelines.cases.skeleton import mimic_skeleton, sicdb_skeleton
 from pipelines.config import Settings
 from schemas.staging import MIMIC_IV, SICDB
-from test_skeleton import SICDB_FILES, _stage
 
 ADMISSION_COLUMNS = ("subject_id,hadm_id,admittime,dischtime,deathtime,admission_type,admit_provider_id,admission_location,"
                      "discharge_location,insurance,language,marital_status,race,edregtime,edouttime,hospital_expire_flag\n")

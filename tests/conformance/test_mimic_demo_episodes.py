@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 
 from pipelines.cli import main
-from pipelines.episodes.runs import RunSpec, run_summary
+from pipelines.episodes.runs import RunSpec, run_and_export, run_summary
 from pipelines.episodes.store import CaseStore
 from pipelines.episodes.stress import stress_rates
 from pipelines.warehouse import Warehouse
@@ -18,11 +18,14 @@ TRACE = ["turn", "actor", "action", "content", "test_name", "match_type", "unit_
 
 @pytest.fixture(scope="module")
 def played(real_demo_warehouse, tmp_path_factory) -> Warehouse:
-    """A copy of the real build with the three offline doctors run on its test split (CLI)."""
+    """A copy of the real build with the three offline doctors run on its test split (as `clinverse
+    episodes` runs them, sharing one store so the backends are fitted once)."""
     home = shutil.copytree(real_demo_warehouse.home, tmp_path_factory.mktemp("real-episodes") / "home", symlinks=True)
+    warehouse = Warehouse(home)
+    store = CaseStore.from_warehouse(warehouse)
     for doctor in DOCTORS:
-        assert main(["episodes", "--home", str(home), "--doctor", doctor]) == 0
-    return Warehouse(home)
+        run_and_export(warehouse, store, RunSpec(doctor=doctor))
+    return warehouse
 
 
 def test_every_test_case_gets_an_episode_from_each_offline_doctor(played):
@@ -79,6 +82,5 @@ def test_with_the_ed_module_diagnosis_accuracy_orders_the_offline_doctors(real_e
     warehouse, accuracy = Warehouse(home), {}
     store = CaseStore.from_warehouse(warehouse)
     for doctor in DOCTORS:
-        assert main(["episodes", "--home", str(home), "--doctor", doctor]) == 0
-        accuracy[doctor] = run_summary(warehouse, store, RunSpec(doctor=doctor).id)["block_accuracy"]
+        accuracy[doctor] = run_and_export(warehouse, store, RunSpec(doctor=doctor))[1]["block_accuracy"]
     assert accuracy["full_info"] > accuracy["retrieval"] > accuracy["random"], accuracy

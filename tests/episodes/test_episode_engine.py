@@ -10,8 +10,8 @@ import schemas
 from pipelines.episodes import settings
 from pipelines.episodes.controller import run_episodes
 from pipelines.episodes.environment import DiagnosticEpisode, EpisodeOver
-from pipelines.episodes.settings import EpisodeSettings, configure
 from pipelines.episodes.events import event_rows, events_frame
+from pipelines.episodes.settings import EpisodeSettings, configure
 
 HF = case_id("01")
 TOOLS = {"ask", "request_test", "call_mdt", "finalize"}

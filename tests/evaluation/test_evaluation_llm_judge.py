@@ -8,9 +8,9 @@ import json
 from dataclasses import replace
 
 import pytest
+from evaluation_cases import HF, HF_TRACE, MEDEVOEVAL, PNEUMONIA, episode, finalize
 from scipy.stats import pearsonr
 from sklearn.metrics import cohen_kappa_score
-from evaluation_cases import HF, HF_TRACE, MEDEVOEVAL, PNEUMONIA, episode, finalize
 
 from pipelines.episodes.llm.config import LLMConfig, RoleConfig
 from pipelines.episodes.llm.egress import DataOrigin, EgressRefused

@@ -18,6 +18,7 @@ from pipelines.episodes.settings import EpisodeSettings
 from pipelines.evaluation.judges import OfflineJudge
 from pipelines.evaluation.scores import Conditions, exam_choice, exam_choice_by_case, score_traces, summary
 
+
 def score(refs, *traces, conditions=MEDEVOEVAL):
     return score_traces(list(traces), refs, {"run": conditions}, OfflineJudge()).to_dicts()
 

@@ -7,7 +7,6 @@ import polars as pl
 import pytest
 
 from pipelines import icd
-from pipelines.cli import main
 from pipelines.units.chronic import CHRONIC, KINDS
 from pipelines.units.code_ranges import in_range
 from pipelines.units.importance import key_problems
@@ -24,15 +23,8 @@ INPATIENT_ROUTES = ("IV", "IV DRIP", "IV BOLUS", "PO/NG", "NG", "IM")
 
 
 @pytest.fixture(scope="module")
-def built(mimic_demo_dir, tmp_path_factory):
-    home = tmp_path_factory.mktemp("real-mimic-units")
-    with pytest.MonkeyPatch.context() as mp:
-        for name in ("CLINVERSE_MIMIC_NOTE_DIR", "CLINVERSE_SICDB_DIR", "CLINVERSE_MEDQA_PATH", "CLINVERSE_HOME"):
-            mp.delenv(name, raising=False)
-        mp.setenv("CLINVERSE_LOG_LEVEL", "WARNING")
-        assert main(["build", "--mimic-iv", str(mimic_demo_dir), "--home", str(home),
-                     "--select", "not group:profiles and not group:evaluation"]) == 0
-    return Warehouse(home), mimic_demo_dir
+def built(real_demo_warehouse, mimic_demo_dir):
+    return real_demo_warehouse, mimic_demo_dir
 
 
 def _coded_units(wh: Warehouse, raw) -> pl.DataFrame:
