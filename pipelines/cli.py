@@ -249,8 +249,8 @@ def _episodes(args: argparse.Namespace) -> int:
         spec = RunSpec(doctor=args.doctor, patient=args.patient, preset=args.preset, split=args.split, cases=args.cases,
                        condition=args.condition, seed=args.seed, run_id=args.run_id, consultant=args.consultant)
         llm = LLMConfig.from_env() if spec.llm_roles else None
-        for role in spec.llm_roles:
-            llm.role(role)
+        if llm is not None:
+            llm.models(spec.llm_roles)  # an unconfigured role fails before the cases load
         warehouse = Warehouse(_home(args))
         store = CaseStore.from_warehouse(warehouse)
     except (ValueError, KeyError, config.SettingError, WarehouseError) as exc:

@@ -158,10 +158,8 @@ class _LLMPlayer:
     """At least one LLM role: each batch runs concurrently on one event loop (the LLM driver)."""
 
     def __init__(self, store: CaseStore, spec: RunSpec, llm: LLMConfig):
-        for role in spec.llm_roles:
-            llm.role(role)  # an unconfigured role fails before anything is written
         self.store, self.spec, self.llm = store, spec, llm
-        self.identity = {"models": {role: llm.role(role).model for role in spec.llm_roles}}
+        self.identity = {"models": llm.models(spec.llm_roles)}  # an unconfigured role fails before anything is written
 
     def runs_row(self, selection: str) -> pl.DataFrame:
         from pipelines.episodes.llm.driver import llm_run_row

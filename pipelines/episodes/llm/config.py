@@ -101,6 +101,10 @@ class LLMConfig:
                            "or pass an LLMConfig")
         return self.roles[name]
 
+    def models(self, roles: tuple[str, ...]) -> dict[str, str]:
+        """Each role's model; an unconfigured role is an error (see :meth:`role`)."""
+        return {name: self.role(name).model for name in roles}
+
     def with_roles(self, *roles: RoleConfig) -> LLMConfig:
         return replace(self, roles={**self.roles, **{r.role: r for r in roles}})
 

@@ -169,7 +169,7 @@ def llm_run_row(settings: EpisodeSettings, run_id: str, doctor: str, patient: st
     used = llm_roles(doctor, patient, consultant)
     runs = run_row(settings, run_id, doctor, patient, condition, case_selection)
     config = json.loads(runs["config"].item()) | {"consultant": consultant, "llm": llm.public(used)}
-    models = {role: llm.role(role).model for role in used}
+    models = llm.models(used)
     runs = runs.with_columns(pl.lit(models.get("doctor"), pl.Utf8).alias("doctor_model"),
                              pl.lit(models.get("patient"), pl.Utf8).alias("patient_model"),
                              pl.lit(json.dumps(config, sort_keys=True)).alias("config"))
@@ -190,8 +190,7 @@ async def run_llm_episodes_async(store: CaseStore, doctor: str, patient: str, pr
             raise KeyError(f"no {name} {value!r}; known: {', '.join(known)}")
     llm = llm if llm is not None else LLMConfig.from_env()
     used = llm_roles(doctor, patient, consultant)
-    for role in used:
-        llm.role(role)  # an unconfigured role fails now
+    llm.models(used)  # an unconfigured role fails now
     case_ids = list(cases) if cases is not None else store.case_ids("test")
     origins = case_origins(store)
     for case_id in case_ids:
