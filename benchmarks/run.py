@@ -1,8 +1,9 @@
 """`make bench`: time `clinverse build` on generated demo sources at several sizes, next to a
 bare DuckDB scan of the same input files, and write benchmarks/results/latest.json.
 
-A measurement, not a test: nothing here asserts. Each build runs in its own process so that
-its peak RSS is its own. Scales: CLINVERSE_BENCH_SCALES (default "500,5000" admissions; read by
+A measurement, not a test: nothing here asserts. Each build and each episode measurement runs in
+its own process, so that its peak RSS and its CPU time are its own (a process that has built and
+profiled before carries a larger heap, which slows the allocation-heavy episode loop by a quarter). Scales: CLINVERSE_BENCH_SCALES (default "500,5000" admissions; read by
 pipelines.config like every setting).
 
 Synthea's pool is a one-off cost per stratum, reused by every later build (that is the design),
@@ -30,7 +31,6 @@ from pathlib import Path
 
 import duckdb
 
-from benchmarks.llm_overhead import measure as llm_overhead
 from pipelines.config import bench_scales
 from pipelines.demo import generate_demo
 from pipelines.episodes.controller import episode_frames, run_episode
@@ -64,17 +64,36 @@ def bare_scan_seconds(sources: Path) -> float:
     return time.perf_counter() - start
 
 
+# Runs one measurement function of a warehouse home in a child and prints its JSON result.
+_MEASURE = """
+import json, sys
+from importlib import import_module
+from pathlib import Path
+module, name = sys.argv[1].rsplit(":", 1)
+print(json.dumps(getattr(import_module(module), name)(Path(sys.argv[2]))))
+"""
+
+
+def _child(what: str, code: str, *args: str) -> dict:
+    """Run ``code`` in a fresh interpreter; its last output line is the JSON result."""
+    env = dict(os.environ, CLINVERSE_LOG_LEVEL="WARNING")
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise SystemExit(f"{what} failed:\n{done.stderr[-4000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def _build(home: Path, sources: Path, synthea: Path) -> dict:
     """One `clinverse build` in a child process, its home sharing the Synthea pool folder."""
     home.mkdir(parents=True, exist_ok=True)
     (home / "synthea").symlink_to(synthea, target_is_directory=True)
     medqa = next((sources / "medqa").glob("*.jsonl"))
-    env = dict(os.environ, CLINVERSE_LOG_LEVEL="WARNING")
-    done = subprocess.run([sys.executable, "-c", _CHILD, str(home), str(sources), str(medqa)],
-                          capture_output=True, text=True, env=env)
-    if done.returncode != 0:
-        raise SystemExit(f"build into {home} failed:\n{done.stderr[-4000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return _child(f"build into {home}", _CHILD, str(home), str(sources), str(medqa))
+
+
+def measured_apart(function: str, home: Path) -> dict:
+    """``function`` (``module:name``) of the warehouse at ``home``, run in a child process."""
+    return _child(f"{function} on {home}", _MEASURE, function, str(home))
 
 
 def run_scale(admissions: int, workdir: Path, synthea: Path) -> dict:
@@ -142,9 +161,9 @@ def main() -> None:
         # Profile augmentation once the Synthea pool exists: 1x vs 10x the cases of the first build.
         augmentation = augmentation_scaling(work / f"home-{scales[0]}")
         print(json.dumps({"profile_augmentation": augmentation}), flush=True)
-        episodes = episode_throughput(work / f"home-{scales[0]}")
+        episodes = measured_apart("benchmarks.run:episode_throughput", work / f"home-{scales[0]}")
         print(json.dumps({"episodes": episodes}), flush=True)
-        llm = llm_overhead(work / f"home-{scales[0]}")
+        llm = measured_apart("benchmarks.llm_overhead:measure", work / f"home-{scales[0]}")
         print(json.dumps({"llm": llm}), flush=True)
     result = {
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},

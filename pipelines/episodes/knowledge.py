@@ -20,7 +20,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 
 from pipelines.episodes.lab import render
 from pipelines.exams.vocabulary import panels
-from pipelines.episodes.retrieval import WORDS, TextVectors, similarities
+from pipelines.episodes.retrieval import WORDS, SparseRows, TextVectors
 from pipelines.episodes.store import CaseStore
 from pipelines.episodes.views import ExamResult, Unit
 
@@ -62,8 +62,8 @@ class TrainingKnowledge:
         # Words in over half the cases (report boilerplate, common history) tell no diagnosis apart.
         self._vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True, token_pattern=WORDS,
                                            ngram_range=(1, 2), max_df=0.5)
-        self._matrix = self._vectorizer.fit_transform([evidence_text(c.patient.units, c.exams.results)
-                                                       for c in cases])
+        self._matrix = SparseRows(self._vectorizer.fit_transform([evidence_text(c.patient.units, c.exams.results)
+                                                                  for c in cases]))
         self._vectors = TextVectors(self._vectorizer)
         self.tests = self._test_names(store)
         self._test_index = {t: i for i, t in enumerate(self.tests)}
@@ -94,7 +94,7 @@ class TrainingKnowledge:
 
     def similarities(self, evidence: str) -> np.ndarray:
         """The cosine similarity of the evidence to every train case."""
-        return similarities(self._matrix, self._vectors.dense(evidence))
+        return self._matrix.dot(*self._vectors.sparse(evidence))
 
     def predict(self, evidence: str) -> Prediction:
         return self.prediction(self.similarities(evidence))

@@ -30,6 +30,7 @@ WORDS = r"(?u)\b[a-zA-Z][a-zA-Z]+\b"  # numbers carry no topic
 QUESTIONS_CACHED = 4096
 FACT_SETS_CACHED = 4096  # one per patient (case); the matrices are small
 LINES_CACHED = 1 << 16  # lines of evidence (a reply, a result) already tokenised
+GATHER_ABOVE_NNZ = 5_000  # stored values above which SparseRows reads by column (see there)
 
 
 @cache
@@ -105,9 +106,6 @@ class TextVectors:
             data /= math.sqrt(np.add.accumulate(data * data)[-1])
         return indices, data
 
-    def dense(self, text: str) -> np.ndarray:
-        return densify(*self.sparse(text), self.size)
-
     def matrix(self, texts: Sequence[str]) -> sparse.csr_matrix:
         """``vectorizer.transform(texts)``: one row per text."""
         rows = [self.sparse(t) for t in texts]
@@ -125,16 +123,38 @@ class _Line:
     counts: np.ndarray
 
 
-def densify(indices: np.ndarray, data: np.ndarray, size: int) -> np.ndarray:
-    vector = np.zeros(size)
-    vector[indices] = data
-    return vector
+class SparseRows:
+    """A sparse matrix against one sparse vector: ``matrix.sorted_indices() @ x`` for the dense ``x``
+    holding ``data`` at ``indices`` (ascending), bitwise. Each row's products are added up from zero
+    in column order, as scipy's ``csr_matvec`` adds a row's stored entries (a zero of ``x`` adds
+    nothing). Column order, not storage order: the fitted ``TfidfVectorizer`` stores rows
+    unsorted, and a score should not depend on that.
 
+    A large matrix (the train cases) is read by column, at the cost of the vector's columns only;
+    a small one (a patient's facts) is multiplied as it is, which costs less than the gathering."""
 
-def similarities(matrix: sparse.csr_matrix, vector: np.ndarray) -> np.ndarray:
-    """``matrix @ vector``: each row's products summed in its stored order, as the sparse product
-    with a one-column sparse matrix sums them (the zeros of ``vector`` add nothing)."""
-    return matrix @ vector
+    def __init__(self, matrix: sparse.spmatrix):
+        self.shape = matrix.shape
+        self._by_column = matrix.nnz > GATHER_ABOVE_NNZ
+        if self._by_column:
+            columns = sparse.csc_matrix(matrix)
+            columns.sort_indices()
+            self._starts, self._rows, self._values = columns.indptr, columns.indices, columns.data
+        else:
+            self._matrix = sparse.csr_matrix(matrix).sorted_indices()
+
+    def dot(self, indices: np.ndarray, data: np.ndarray) -> np.ndarray:
+        if not self._by_column:
+            vector = np.zeros(self.shape[1])
+            vector[indices] = data
+            return self._matrix @ vector
+        starts = self._starts[indices]
+        lengths = self._starts[indices + 1] - starts
+        ends = np.cumsum(lengths)
+        # The stored positions of the vector's columns, one column after the other.
+        positions = np.arange(ends[-1] if ends.size else 0) + np.repeat(starts - ends + lengths, lengths)
+        products = self._values[positions] * np.repeat(data, lengths)
+        return np.bincount(self._rows[positions], products, minlength=self.shape[0])
 
 
 @dataclass(frozen=True)
@@ -152,20 +172,19 @@ class Vocabulary:
         self.categories = {category: i for i, category in enumerate(cues)}
         self.vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True, token_pattern=WORDS)
         self.vectorizer.fit([*corpus, *cues.values()])
-        self.cue_matrix = self.vectorizer.transform(list(cues.values()))
+        self.cue_matrix = SparseRows(self.vectorizer.transform(list(cues.values())))
         self.text_vectors = TextVectors(self.vectorizer)
         # Doctors repeat their questions across episodes, and every episode of a case has the same
         # facts: each is vectorised once.
         self.question = lru_cache(maxsize=QUESTIONS_CACHED)(self._question)
-        self.fact_matrix = lru_cache(maxsize=FACT_SETS_CACHED)(self.text_vectors.matrix)
-
-    def vectors(self, texts: Sequence[str]):
-        return self.vectorizer.transform(list(texts))
+        self.fact_matrix = lru_cache(maxsize=FACT_SETS_CACHED)(self._fact_matrix)
 
     def _question(self, text: str) -> Question:
         indices, data = self.text_vectors.sparse(text)
-        cue_scores = similarities(self.cue_matrix, densify(indices, data, self.text_vectors.size))
-        return Question(indices, data, cue_scores)
+        return Question(indices, data, self.cue_matrix.dot(indices, data))
+
+    def _fact_matrix(self, texts: tuple[str, ...]) -> SparseRows:
+        return SparseRows(self.text_vectors.matrix(texts))
 
 
 class Retriever:
@@ -187,7 +206,7 @@ class Retriever:
         if not self._facts:
             return []
         q = self._vocabulary.question(question)
-        text_scores = similarities(self._texts, densify(q.indices, q.data, self._vocabulary.text_vectors.size))
+        text_scores = self._texts.dot(q.indices, q.data)
         scores = text_scores + self._cue_weight * q.cue_scores[self._cue_rows]
         order = np.argsort(-scores, kind="stable")
         order = [i for i in order.tolist() if scores[i] >= self._min_score]

@@ -35,7 +35,6 @@ def _shingles(words: list[str]) -> set[tuple[str, ...]]:
 @dataclass(frozen=True)
 class _ValueCue:
     exam: str
-    names: tuple[tuple[str, ...], ...]  # name_key forms, as words
     value_pattern: str  # compiled when a sentence first names the exam
 
     @property
@@ -48,13 +47,16 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
+_NameIndex = dict[str, tuple[tuple[tuple[str, ...], str], ...]]  # first word -> (name as words, exam)
+
+
 @dataclass(frozen=True)
 class _Rules:
     terms: tuple[str, ...]  # diagnosis terms and codes
     cues: tuple[_ValueCue, ...]  # exams with a short value
     quotes: dict[tuple[str, ...], str]  # shingle of a text result -> its exam
-    # first word of an exam name or alias -> (the name, as words; the cues it names, by index)
-    names: dict[str, tuple[tuple[tuple[str, ...], tuple[int, ...]], ...]]
+    names: _NameIndex  # exam names and aliases, by first word
+    cued: dict[str, tuple[int, ...]]  # exam -> its cues, by index
 
 
 class BoundaryScreen:
@@ -82,12 +84,12 @@ class BoundaryScreen:
     def _named_cues(self, words: list[str]) -> list[int]:
         """The cues, in order, whose exam name or an alias of it the words contain (whole words:
         ``" hgb "`` in the sentence's padded ``name_key``)."""
-        names = self._rules.names
+        names, cued = self._rules.names, self._rules.cued
         named: set[int] = set()
         for i, word in enumerate(words):
-            for name, cues in names.get(word, ()):
-                if tuple(words[i : i + len(name)]) == name:
-                    named.update(cues)
+            for name, exam in names.get(word, ()):
+                if exam in cued and tuple(words[i : i + len(name)]) == name:
+                    named.update(cued[exam])
         return sorted(named)
 
 
@@ -104,19 +106,18 @@ def _rules(manager: ManagerView, exams: ExamView) -> _Rules:
     cues: list[_ValueCue] = []
     quotes: dict[tuple[str, ...], str] = {}
     for result in exams.results:
-        _add(result, aliases.get(result.exam_name, ()), cues, quotes)
-    named: dict[tuple[str, ...], list[int]] = {}
+        _add(result, cues, quotes)
+    cued: dict[str, list[int]] = {}
     for i, cue in enumerate(cues):
-        for name in cue.names:
-            named.setdefault(name, []).append(i)
-    names: dict[str, list[tuple[tuple[str, ...], tuple[int, ...]]]] = {}
-    for name, found in named.items():
-        names.setdefault(name[0], []).append((name, tuple(found)))
-    return _Rules(tuple(terms), tuple(cues), quotes, {word: tuple(n) for word, n in names.items()})
+        cued.setdefault(cue.exam, []).append(i)
+    names = _name_index(exams.catalog)
+    outside = {exam for exam in cued if exam not in aliases}  # an exam the catalog lacks keeps its own name
+    if outside:
+        names = _merged(names, _index_names({exam: () for exam in outside}))
+    return _Rules(tuple(terms), tuple(cues), quotes, names, {exam: tuple(found) for exam, found in cued.items()})
 
 
-def _add(result: ExamResult, aliases: tuple[str, ...], cues: list[_ValueCue],
-         quotes: dict[tuple[str, ...], str]) -> None:
+def _add(result: ExamResult, cues: list[_ValueCue], quotes: dict[tuple[str, ...], str]) -> None:
     text_words = name_key(result.value_text).split() if result.value_text else []
     if len(text_words) >= SHINGLE and not _numeric(result.value_text):
         for shingle in _shingles(text_words):
@@ -126,9 +127,8 @@ def _add(result: ExamResult, aliases: tuple[str, ...], cues: list[_ValueCue],
               if v and v.strip()}
     if not values:
         return
-    names = _names(result.exam_name, aliases)
     alternation = "|".join(re.escape(v.strip()) for v in sorted(values, key=len, reverse=True))
-    cues.append(_ValueCue(result.exam_name, names, rf"(?<![\w.])(?:{alternation})(?![\w]|\.\d)"))
+    cues.append(_ValueCue(result.exam_name, rf"(?<![\w.])(?:{alternation})(?![\w]|\.\d)"))
 
 
 @lru_cache(maxsize=16)  # one catalog per store
@@ -136,10 +136,22 @@ def _aliases(catalog: ExamCatalog) -> dict[str, tuple[str, ...]]:
     return {e.exam_name: e.aliases for e in catalog.entries}
 
 
-@lru_cache(maxsize=PATTERNS_CACHED)
-def _names(exam_name: str, aliases: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
-    """An exam's name and aliases as ``name_key`` words (one-letter keys left out)."""
-    return tuple(sorted({tuple(k.split()) for k in map(name_key, (exam_name, *aliases)) if len(k) >= 2}))
+@lru_cache(maxsize=16)  # one catalog per store: every case's screen shares its index
+def _name_index(catalog: ExamCatalog) -> _NameIndex:
+    return _index_names(_aliases(catalog))
+
+
+def _index_names(aliases: dict[str, tuple[str, ...]]) -> _NameIndex:
+    """Each exam's name and aliases as ``name_key`` words (one-letter keys left out), by first word."""
+    index: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    for exam, others in aliases.items():
+        for name in sorted({tuple(k.split()) for k in map(name_key, (exam, *others)) if len(k) >= 2}):
+            index.setdefault(name[0], []).append((name, exam))
+    return {word: tuple(found) for word, found in index.items()}
+
+
+def _merged(index: _NameIndex, more: _NameIndex) -> _NameIndex:
+    return {word: index.get(word, ()) + more.get(word, ()) for word in index.keys() | more.keys()}
 
 
 def _numeric(text: str | None) -> bool:

@@ -1,5 +1,7 @@
 """The offline observable patient and its self-check."""
 
+from dataclasses import replace
+
 import pytest
 
 from pipelines.episodes.doctors import doctor_texts
@@ -8,6 +10,7 @@ from pipelines.episodes.retrieval import Retriever, Vocabulary
 from pipelines.episodes.screen import BoundaryScreen
 from pipelines.episodes.self_check import SelfCheck, boundary_request, respond
 from pipelines.episodes.stress import stress_queries
+from pipelines.episodes.views import ExamCatalog
 from pipelines.episodes.voice import Fact, first_person
 
 
@@ -99,3 +102,10 @@ def test_screen_finds_names_codes_values_and_quoted_findings(heart_failure):
     assert screen.discloses("It showed bilateral pleural effusions with interstitial edema.")
     assert not screen.discloses("I walked 5400 steps and my legs are swollen.")  # a number without its exam
     assert not screen.discloses("I take furosemide 40 mg by mouth daily.")
+
+
+def test_screen_knows_an_alias_from_the_catalog_and_an_uncatalogued_exam_by_its_own_name(heart_failure):
+    assert BoundaryScreen(heart_failure.manager, heart_failure.exams).discloses("My proBNP was 5400.")
+    bare = replace(heart_failure.exams, catalog=ExamCatalog(()))
+    screen = BoundaryScreen(heart_failure.manager, bare)
+    assert screen.discloses("My NT-proBNP was 5400.") and not screen.discloses("My proBNP was 5400.")

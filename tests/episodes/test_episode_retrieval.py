@@ -1,0 +1,57 @@
+"""TextVectors and SparseRows reproduce sklearn's TF-IDF and scipy's sparse product bitwise, so the
+offline patient's and doctors' scores (and their ties) are those of the library computation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import sparse
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+from pipelines.episodes.retrieval import WORDS, SparseRows, TextVectors
+
+CORPUS = [
+    "Chest pain radiating to the left arm\nShortness of breath on exertion",
+    "Fever and productive cough for three days\nCough worse at night",
+    "Troponin I: 2.3 ng/mL (high)\nChest pain at rest",
+    "No known drug allergies\nLives alone, smokes 20 cigarettes a day",
+    "Abdominal pain after fatty meals\nNausea and vomiting",
+]
+QUERIES = ["chest pain", "cough\nfever at night", "pain pain pain\nleft arm", "nothing in the vocabulary", "",
+           "Shortness of breath\non exertion and chest pain radiating"]
+
+
+@pytest.mark.parametrize("ngrams", [(1, 1), (1, 2)])
+def test_text_vectors_are_sklearns_transform_bitwise(ngrams):
+    vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True, token_pattern=WORDS, ngram_range=ngrams)
+    vectorizer.fit(CORPUS)
+    ours = TextVectors(vectorizer).matrix(QUERIES)
+    assert np.array_equal(ours.toarray(), vectorizer.transform(QUERIES).toarray())
+
+
+def test_text_vectors_refuse_a_vectorizer_they_do_not_reproduce():
+    with pytest.raises(ValueError, match="reproduces"):
+        TextVectors(TfidfVectorizer(sublinear_tf=False).fit(CORPUS))
+
+
+@pytest.mark.parametrize("shape", [(40, 300), (400, 3000)])  # multiplied as stored / read by column
+def test_sparse_rows_are_the_dense_product_bitwise(shape):
+    rng = np.random.default_rng(3)
+    matrix = sparse.random(*shape, density=0.05, format="csr", random_state=4)
+    matrix.data = rng.random(matrix.nnz)
+    rows = SparseRows(matrix)
+    for size in (0, 1, 7, 60):
+        indices = np.sort(rng.choice(shape[1], size=size, replace=False))
+        data = rng.random(size)
+        dense = np.zeros(shape[1])
+        dense[indices] = data
+        assert np.array_equal(rows.dot(indices, data), matrix.sorted_indices() @ dense)
+
+
+def test_sparse_rows_score_tfidf_queries_as_the_library_does():
+    vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True, token_pattern=WORDS, ngram_range=(1, 2))
+    matrix = vectorizer.fit_transform(CORPUS)
+    vectors, rows = TextVectors(vectorizer), SparseRows(matrix)
+    for query in QUERIES:
+        expected = matrix.sorted_indices() @ vectorizer.transform([query]).toarray().ravel()
+        assert np.array_equal(rows.dot(*vectors.sparse(query)), expected)
