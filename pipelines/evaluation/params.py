@@ -3,6 +3,8 @@
 * ``data/scoring.yaml``: weights and thresholds of ICR, S and U (:class:`ScoringParams`);
 * ``data/rubrics.yaml``: how rubrics and the exams that matter are built (:class:`RubricParams`);
 * ``data/judge.yaml``: the offline judge's matching shares and ignored words (:class:`MatchParams`).
+* ``data/statistics.yaml``: bootstrap, cost-weight alternatives, age bands and the protocols' Holm
+  families (:class:`StatisticsParams`).
 """
 
 from __future__ import annotations
@@ -92,3 +94,37 @@ def match_params() -> MatchParams:
             raise DataFileError(file, "", field, "must be in (0, 1]")
     return MatchParams(float(data["match_share"]), float(data["support_share"]),
                        frozenset(str(w) for w in (*data["ignored"], *data["units"])))
+
+
+@dataclass(frozen=True)
+class StatisticsParams:
+    resamples: int
+    seed: int
+    confidence: float
+    cost_weights: dict[str, dict[str, float]]  # name -> utility weights, the default (scoring.yaml) excluded
+    age_bands: tuple[int, ...]  # lower edges of the bands after the first
+    families: dict[str, tuple[dict[str, Any], ...]]  # protocol -> its Holm family declarations
+
+
+@cache
+def statistics_params() -> StatisticsParams:
+    file = "data/statistics.yaml"
+    data = yaml_mapping(PACKAGE, file, ("bootstrap", "cost_weights", "age_bands", "families"))
+    bootstrap = data["bootstrap"]
+    if not isinstance(bootstrap, dict) or set(bootstrap) != {"resamples", "seed", "confidence"}:
+        raise DataFileError(file, "", "bootstrap", "expected the keys resamples, seed, confidence")
+    if not (int(bootstrap["resamples"]) >= 1 and 0 < float(bootstrap["confidence"]) < 1):
+        raise DataFileError(file, "", "bootstrap", "resamples must be >= 1 and confidence in (0, 1)")
+    costs = data["cost_weights"]
+    if not isinstance(costs, dict) or "default" in costs:
+        raise DataFileError(file, "", "cost_weights", "expected named alternatives; the default is scoring.yaml's")
+    bands = data["age_bands"]
+    if not (isinstance(bands, list) and all(isinstance(b, int) for b in bands) and bands == sorted(set(bands))):
+        raise DataFileError(file, "", "age_bands", "expected increasing whole years")
+    families = data["families"]
+    if not (isinstance(families, dict) and all(isinstance(v, list) for v in families.values())):
+        raise DataFileError(file, "", "families", "expected protocol -> a list of family declarations")
+    return StatisticsParams(
+        int(bootstrap["resamples"]), int(bootstrap["seed"]), float(bootstrap["confidence"]),
+        {name: _weights(file, costs, name, UTILITY) for name in costs}, tuple(bands),
+        {protocol: tuple(declared) for protocol, declared in families.items()})

@@ -23,6 +23,7 @@ follow"; MedEvoEval Appendix C; ClinVerse section 2.4).
 * U = 0.6 S - 0.2 T / C_T - 0.1 E / E_max - 0.1 R with T = ASK + REQUEST_TEST + error turns,
   E the examinations, R = invalid examinations / E (0 without any), C_T = B the run's action
   budget and E_max its examination limit (10 and 3 in the medevoeval preset, as in the contract).
+  S and U are computed by formulas.py, which the weight sensitivity (weights.py) shares.
 
 Conditions: a privileged doctor (``full_info``, the full-information reference) was given the
 whole case, so every hidden unit counts as elicited, every recorded exam as returned, and its
@@ -45,6 +46,7 @@ from sklearn.metrics import precision_recall_fscore_support
 import schemas
 from pipelines.episodes.doctors import DOCTORS
 from pipelines.evaluation.diagnosis import TrueAnswer
+from pipelines.evaluation.formulas import outcome_score, redistribute, utility
 from pipelines.evaluation.judges import Grades, Judge, Submission
 from pipelines.evaluation.params import IMPORTANCE, ScoringParams, scoring_params
 from pipelines.evaluation.reference import CaseReference, References
@@ -108,14 +110,6 @@ def exam_choice(episodes: Sequence[tuple[frozenset[str], frozenset[str]]]) -> li
             for (o, t), p, r, f in zip(episodes, precision[:-1], recall[:-1], f1[:-1], strict=True)]
 
 
-def outcome_weights(params: ScoringParams, has_evidence: bool, has_plan: bool) -> dict[str, float]:
-    """The outcome weights, a kind without key points giving its weight to the others in proportion."""
-    active = {k: w for k, w in params.outcome_weights.items()
-              if (k == "diagnosis") or (k == "evidence" and has_evidence) or (k == "plan" and has_plan)}
-    total = sum(active.values())
-    return {k: active.get(k, 0.0) / total for k in params.outcome_weights}
-
-
 def targets_of(reference: CaseReference) -> frozenset[str]:
     """All the case's exams that matter (exam precision and recall)."""
     return frozenset(t.exam_name for t in reference.targets)
@@ -150,19 +144,18 @@ def score_row(trace: Trace, reference: CaseReference, grades: Grades, conditions
     k_evi, k_plan = len(reference.evidence), len(reference.management)
     s_evi = max(0.0, (grades.m_evi - params.evidence_penalty * grades.h_evi) / k_evi) if k_evi else None
     s_plan = max(0.0, (grades.m_plan - params.plan_penalty * grades.h_plan) / k_plan) if k_plan else None
-    weights = outcome_weights(params, k_evi > 0, k_plan > 0)
-    score = weights["diagnosis"] * grades.s_diag + weights["evidence"] * (s_evi or 0.0) + weights["plan"] * (s_plan or 0.0)
+    weights = redistribute(params.outcome_weights, k_evi > 0, k_plan > 0)
+    score = outcome_score(weights, grades.s_diag, s_evi or 0.0, s_plan or 0.0)
 
     invalid_rate = min(1.0, trace.invalid_tests / trace.tests_e) if trace.tests_e else 0.0
-    u = params.utility_weights
-    utility = (u["score"] * score - u["turns"] * trace.turns_t / conditions.action_budget
-               - u["tests"] * trace.tests_e / max(1, conditions.test_limit) - u["invalid"] * invalid_rate)
+    u = utility(params.utility_weights, score, trace.turns_t, conditions.action_budget, trace.tests_e,
+                max(1, conditions.test_limit), invalid_rate)
     return {
         "episode_id": trace.episode_id, "run_id": trace.run_id, "case_id": trace.case_id, "judge": judge,
         "judge_error": grades.error, "icr": icr, "toc": _ratio(n_matter_ordered, len(matter)),
         "atc": _ratio(n_surfaced, len(abnormal)), "dca": float(agrees["block"]), "dsa": float(agrees["category"]),
         "exam_precision": precision, "exam_recall": recall, "exam_f1": f1, "s_diag": grades.s_diag,
-        "s_evi": s_evi, "s_plan": s_plan, "score_s": score, "utility_u": utility,
+        "s_evi": s_evi, "s_plan": s_plan, "score_s": score, "utility_u": u,
         "strict": grades.s_diag == 1.0, "pass": score >= params.pass_threshold,
         **{f"n_hidden_{i}": n_hidden[i] for i in IMPORTANCE}, **{f"n_elicited_{i}": n_elicited[i] for i in IMPORTANCE},
         "n_exams_matter": len(matter), "n_matter_ordered": n_matter_ordered, "n_abnormal_matter": len(abnormal),
