@@ -4,8 +4,6 @@ blocking checks that guard them, and ``leakage_removals``, gathered from every a
 partition of it. The MedQA presentation producer (assets/medqa.py) is the asset ``presentations_medqa``.
 """
 
-from __future__ import annotations
-
 import time
 
 import dagster as dg
@@ -13,7 +11,14 @@ import polars as pl
 
 from assets.factories import gathered_table_asset, leak_check, producer_assets
 from pipelines.content import producers
-from pipelines.content.cases import curate, evidence_counts, thresholds
+from pipelines.content.cases import (
+    FLAGGED_SOURCES,
+    OPENING_COMPLAINT,
+    RECORD_SOURCES,
+    curate,
+    evidence_counts,
+    thresholds,
+)
 from pipelines.content import leakage_audit
 from pipelines.content.leakage_guard import audit, case_terms
 from pipelines.resources import ClinverseResource
@@ -39,20 +44,27 @@ leakage_removals = gathered_table_asset(
                      description="Every candidate not kept, with the stage and a reason naming the counts."),
     ],
 )
-def cases(clinverse: ClinverseResource):
+def cases(context: dg.AssetExecutionContext, clinverse: ClinverseResource):
     started = time.perf_counter()
     settings = clinverse.settings()
     warehouse = clinverse.warehouse()
     skeleton = warehouse.read("case_skeleton")
-    counts = evidence_counts(warehouse.scan("information_units"), warehouse.scan("exam_results"))
+    counts = evidence_counts(skeleton, warehouse.scan("information_units"), warehouse.scan("exam_results"))
     curated = curate(skeleton, warehouse.read_or_empty("skeleton_exclusions"), warehouse.read_or_empty("presentations"),
-                     counts, settings.sufficiency)
+                     counts, settings.sufficiency, settings.structured_only)
     kept = warehouse.write("cases", curated.cases)
+    no_complaint = curated.excluded.filter(pl.col("stage") == OPENING_COMPLAINT)
+    if no_complaint.height:  # the commonest surprise: MIMIC-IV without its notes or ED module opens no case
+        context.log.warning(
+            f"cases: {no_complaint.height} candidate(s) have no opening complaint ({', '.join(sorted(set(no_complaint['source'])))}): "
+            "add --mimic-note or --mimic-ed, or keep them as structured-only cases with "
+            "CLINVERSE_STRUCTURED_ONLY=mimic_iv,sicdb")
     excluded = warehouse.write("excluded_cases", curated.excluded)
     by_source = skeleton.group_by("source").len().join(
         curated.cases.group_by("source").len().rename({"len": "kept"}), on="source", how="left").fill_null(0)
     yield dg.MaterializeResult(asset_key="cases", metadata={
         "rows": kept, "sufficiency": ", ".join(f"{s}={k}:{m}" for s, (k, m) in settings.sufficiency.items()),
+        "structured_only": int(curated.cases["structured_only"].sum()),
         "seconds": round(time.perf_counter() - started, 3),
         **{f"kept_fraction_{s}": round(k / n, 4) for s, n, k in by_source.sort("source").iter_rows() if n},
     })
@@ -87,27 +99,36 @@ def patient_texts_name_no_icd10_index_term(clinverse: ClinverseResource) -> dg.A
 @dg.asset_check(asset="cases", blocking=True)
 def cases_account_for_every_candidate(clinverse: ClinverseResource) -> dg.AssetCheckResult:
     """cases + excluded_cases = case_skeleton + skeleton_exclusions, disjoint; every kept case meets
-    the sufficiency rule and its counts match the published units and exams."""
+    the sufficiency rule (counts, diagnosis-associated evidence, an opening complaint or a source
+    whose structured-only cases are kept) and its counts and mark match the published units and exams."""
     settings = clinverse.settings()
     warehouse = clinverse.warehouse()
     kept = warehouse.read("cases")
     excluded = warehouse.read("excluded_cases")
-    considered = pl.concat([warehouse.read("case_skeleton").select("case_id"),
+    skeleton = warehouse.read("case_skeleton")
+    considered = pl.concat([skeleton.select("case_id"),
                             warehouse.read_or_empty("skeleton_exclusions").select("case_id")]).unique()
     accounted = pl.concat([kept.select("case_id"), excluded.select("case_id")])
-    counts = evidence_counts(warehouse.scan("information_units"), warehouse.scan("exam_results"))
+    counts = evidence_counts(skeleton, warehouse.scan("information_units"), warehouse.scan("exam_results"))
     checked = kept.join(counts, on="case_id", how="left", suffix="_published").with_columns(
-        pl.col("n_hidden", "n_units_published", "n_exams_published").fill_null(0)
+        pl.col("n_hidden", "n_units_published", "n_exams_published", "n_complaints", "n_key_hidden",
+               "n_associated_exams").fill_null(0)
     ).join(thresholds(settings.sufficiency), on="source", how="left")
-    insufficient = checked.filter((pl.col("n_hidden") < pl.col("min_hidden_units"))
-                                  | (pl.col("n_exams_published") < pl.col("min_exams"))).height
-    mismatched = checked.filter((pl.col("n_units") != pl.col("n_units_published"))
-                                | (pl.col("n_exams") != pl.col("n_exams_published"))).height
+    record = pl.col("source").is_in(RECORD_SOURCES)
+    no_complaint = record & (pl.col("n_complaints") == 0)
     metadata = {
         "unaccounted": considered.join(accounted, on="case_id", how="anti").height,
         "kept_and_excluded": kept.join(excluded, on="case_id", how="semi").height,
         "unknown": accounted.join(considered, on="case_id", how="anti").height,
-        "kept_below_threshold": insufficient,
-        "counts_mismatch": mismatched,
+        "kept_below_threshold": checked.filter((pl.col("n_hidden") < pl.col("min_hidden_units"))
+                                               | (pl.col("n_exams_published") < pl.col("min_exams"))).height,
+        "kept_without_diagnosis_evidence": checked.filter(
+            pl.col("source").is_in(FLAGGED_SOURCES) & (pl.col("n_key_hidden") == 0)
+            & (pl.col("n_associated_exams") == 0)).height,
+        "kept_without_complaint": checked.filter(
+            no_complaint & ~pl.col("source").is_in(list(settings.structured_only))).height,
+        "structured_only_mismarked": checked.filter(pl.col("structured_only") != no_complaint).height,
+        "counts_mismatch": checked.filter((pl.col("n_units") != pl.col("n_units_published"))
+                                          | (pl.col("n_exams") != pl.col("n_exams_published"))).height,
     }
     return dg.AssetCheckResult(passed=not any(metadata.values()), metadata=metadata)

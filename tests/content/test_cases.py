@@ -1,12 +1,17 @@
 import polars as pl
+import pytest
 
 import schemas
-from pipelines.content.cases import curate, evidence_counts
+from pipelines.content.associations import associated_exams, exam_associations
+from pipelines.content.cases import DIAGNOSIS_EVIDENCE, OPENING_COMPLAINT, curate, evidence_counts
+from pipelines.datafiles import DataFileError
+
+RULES = {"mimic_iv": (3, 3), "sicdb": (3, 3), "medqa": (3, 3)}
 
 
-def _skeleton(ids):
+def _skeleton(ids, source="mimic_iv"):
     base = schemas.empty("case_skeleton")
-    rows = [{"case_id": f"c_{i:016x}", "source": "mimic_iv", "dataset": "demo", "split": "train", "age": 60, "sex": "F",
+    rows = [{"case_id": f"c_{i:016x}", "source": source, "dataset": "demo", "split": "train", "age": 60, "sex": "F",
              "diagnosis_name": "Pneumonia", "acceptable_names": [], "primary_icd10": "J18.9",
              "primary_icd10_category": "J18", "primary_icd10_block": "J09-J18", "primary_icd10_chapter": "10",
              "icd_origin": "icd10", "secondary_icd10": [], "patient_key": f"p{i}", "mapping_reason": None,
@@ -14,24 +19,107 @@ def _skeleton(ids):
     return pl.concat([base, pl.DataFrame(rows, schema=base.schema)])
 
 
+def _units(rows):
+    """(case_id, disclosed, category, importance) rows."""
+    return pl.DataFrame(rows, schema={"case_id": pl.Utf8, "disclosed": pl.Boolean, "category": pl.Utf8,
+                                      "importance": pl.Utf8}, orient="row")
+
+
+def _exams(rows):
+    """(case_id, exam_name, abnormal, origin) rows."""
+    return pl.DataFrame(rows, schema={"case_id": pl.Utf8, "exam_name": pl.Utf8, "abnormal": pl.Boolean,
+                                      "origin": pl.Utf8}, orient="row")
+
+
+def _complete(case_id, key=True):
+    """A complaint, three hidden units (one key unless ``key`` is False), three exams."""
+    units = [(case_id, True, "chief_complaint", "key"), (case_id, False, "hpi", "key" if key else "supporting"),
+             (case_id, False, "pmh", "supporting"), (case_id, False, "social", "background")]
+    exams = [(case_id, "Hemoglobin", False, "recorded"), (case_id, "Sodium", False, "recorded"),
+             (case_id, "Glucose", False, "recorded")]
+    return units, exams
+
+
 def test_sufficiency_keeps_cases_with_enough_hidden_units_and_exams():
     skeleton = _skeleton([1, 2, 3, 4])
     ids = skeleton["case_id"].to_list()
-    units = pl.DataFrame({"case_id": [ids[0]] * 4 + [ids[1]] * 2 + [ids[2]] * 4 + [ids[3]] * 4,
-                          "disclosed": [True, False, False, False] + [False, False] + [False] * 4 + [False] * 4})
-    exams = pl.DataFrame({"case_id": [ids[0]] * 3 + [ids[1]] * 3 + [ids[2]] * 2 + [ids[3]] * 3,
-                          "exam_name": ["a", "b", "c", "a", "b", "c", "a", "a", "a", "b", "c"]})
-    counts = evidence_counts(units.lazy(), exams.lazy())
+    units, exams = [], []
+    for i in ids:
+        u, e = _complete(i)
+        units += u
+        exams += e
+    units = [u for u in units if not (u[0] == ids[1] and u[2] in ("pmh", "social"))]  # 1 hidden unit left
+    exams = [e for e in exams if not (e[0] == ids[2] and e[1] != "Hemoglobin")]  # 1 exam left
+    counts = evidence_counts(skeleton, _units(units).lazy(), _exams(exams).lazy())
     presentations = pl.DataFrame({"case_id": ids[:3], "presentation": ["A 60-year-old woman."] * 3})
     prior = pl.DataFrame({"case_id": ["c_00000000000000ff"], "source": ["mimic_iv"], "stage": ["case_skeleton"],
                           "reason": ["no diagnoses_icd row with seq_num = 1"]})
-    curated = curate(skeleton, prior, presentations, counts, {"mimic_iv": (3, 3), "sicdb": (3, 3), "medqa": (3, 3)})
+    curated = curate(skeleton, prior, presentations, counts, RULES)
     assert curated.cases["case_id"].to_list() == [ids[0]]
     row = curated.cases.row(0, named=True)
-    assert (row["n_units"], row["n_exams"], row["presentation"]) == (4, 3, "A 60-year-old woman.")
+    assert (row["n_units"], row["n_exams"], row["presentation"], row["structured_only"]) == (4, 3, "A 60-year-old woman.",
+                                                                                            False)
     reasons = dict(curated.excluded.select("case_id", "reason").iter_rows())
     stages = dict(curated.excluded.select("case_id", "stage").iter_rows())
-    assert reasons[ids[1]].startswith("2 hidden information unit(s) (at least 3 required)")
+    assert reasons[ids[1]].startswith("1 hidden information unit(s) (at least 3 required)")
     assert "1 examination(s)" in reasons[ids[2]]
     assert stages[ids[3]] == "presentation" and stages["c_00000000000000ff"] == "case_skeleton"
     assert curated.cases.height + curated.excluded.height == skeleton.height + prior.height
+
+
+def test_a_record_case_needs_evidence_associated_with_its_diagnosis():
+    skeleton = _skeleton([1, 2, 3])
+    ids = skeleton["case_id"].to_list()
+    units, exams = [], []
+    for i in ids:
+        u, e = _complete(i, key=False)
+        units += u
+        exams += e
+    exams += [(ids[1], "Chest X-ray", True, "recorded"),  # associated with J18.9 and abnormal: enough
+              (ids[2], "Chest X-ray", False, "recorded"),  # associated but normal: not evidence
+              (ids[2], "Lipase", True, "recorded")]  # abnormal but not associated with pneumonia
+    presentations = pl.DataFrame({"case_id": ids, "presentation": ["A 60-year-old woman with a cough."] * 3})
+    curated = curate(skeleton, pl.DataFrame(schema=schemas.empty("excluded_cases").schema), presentations,
+                     evidence_counts(skeleton, _units(units).lazy(), _exams(exams).lazy()), RULES)
+    assert curated.cases["case_id"].to_list() == [ids[1]]
+    excluded = curated.excluded.row(by_predicate=pl.col("case_id") == ids[0], named=True)
+    assert excluded["stage"] == DIAGNOSIS_EVIDENCE and "points to J18.9" in excluded["reason"]
+    assert curated.excluded.filter(pl.col("case_id") == ids[2])["stage"].item() == DIAGNOSIS_EVIDENCE
+
+
+@pytest.mark.parametrize("structured_only, kept", [((), False), (("mimic_iv",), True)])
+def test_a_record_case_without_a_complaint_is_excluded_unless_structured_only_cases_are_kept(structured_only, kept):
+    skeleton = _skeleton([1])
+    case = skeleton["case_id"][0]
+    units, exams = _complete(case)
+    units = [u for u in units if u[2] != "chief_complaint"] + [(case, False, "pmh", "supporting")]
+    presentations = pl.DataFrame({"case_id": [case], "presentation": ["A 60-year-old woman admitted as an emergency."]})
+    curated = curate(skeleton, pl.DataFrame(schema=schemas.empty("excluded_cases").schema), presentations,
+                     evidence_counts(skeleton, _units(units).lazy(), _exams(exams).lazy()), RULES, structured_only)
+    if kept:
+        assert curated.cases["structured_only"].to_list() == [True] and curated.excluded.is_empty()
+    else:
+        row = curated.excluded.row(0, named=True)
+        assert curated.cases.is_empty() and row["stage"] == OPENING_COMPLAINT
+        assert "CLINVERSE_STRUCTURED_ONLY=mimic_iv" in row["reason"]
+
+
+def test_a_vignette_needs_neither_a_complaint_unit_nor_an_associated_exam():
+    skeleton = _skeleton([1], source="medqa")
+    case = skeleton["case_id"][0]
+    units, exams = _complete(case, key=False)
+    units = [u for u in units if u[2] != "chief_complaint"] + [(case, False, "pmh", "supporting")]
+    curated = curate(skeleton, pl.DataFrame(schema=schemas.empty("excluded_cases").schema),
+                     pl.DataFrame({"case_id": [case], "presentation": ["A 60-year-old woman comes with a cough."]}),
+                     evidence_counts(skeleton, _units(units).lazy(), _exams(exams).lazy()), RULES)
+    assert curated.cases["structured_only"].to_list() == [False]
+
+
+def test_exam_associations_name_catalog_exams_and_match_code_ranges(tmp_path):
+    assert exam_associations()
+    pairs = associated_exams(["I21.4", "K85.9"])
+    assert {"Troponin I", "Lipase"} <= set(pairs["exam_name"])
+    assert pairs.filter(pl.col("exam_name") == "Troponin I")["primary_icd10"].to_list() == ["I21.4"]
+    (tmp_path / "exam_associations.csv").write_text("exams,diagnoses,why\nTroponine,I21,misspelt\n")
+    with pytest.raises(DataFileError, match="Troponine"):
+        exam_associations(tmp_path)

@@ -81,7 +81,7 @@ def frames() -> dict[str, pl.DataFrame]:
                       "presentation": presentation, "diagnosis_name": name, "acceptable_names": [name],
                       "primary_icd10": code, "primary_icd10_category": category, "primary_icd10_block": block,
                       "primary_icd10_chapter": chapter, "icd_origin": "icd10", "secondary_icd10": [],
-                      "n_units": len(case_units), "n_exams": len(case_exams)})
+                      "n_units": len(case_units), "n_exams": len(case_exams), "structured_only": False})
         for i, (cat, text, negated, importance, disclosed) in enumerate(case_units):
             units.append({"case_id": cid, "unit_id": f"u_{suffix}{i:0>14}", "ordinal": i, "category": cat,
                           "text": text, "negated": negated, "importance": importance, "disclosed": disclosed,

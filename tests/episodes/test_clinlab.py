@@ -45,7 +45,7 @@ def lab_frames(n_train: int = 80, n_test: int = 20) -> dict[str, pl.DataFrame]:
                       "diagnosis_name": name, "acceptable_names": [name], "primary_icd10": code,
                       "primary_icd10_category": category, "primary_icd10_block": block,
                       "primary_icd10_chapter": chapter, "icd_origin": "icd10", "secondary_icd10": [],
-                      "n_units": 1, "n_exams": 0})
+                      "n_units": 1, "n_exams": 0, "structured_only": False})
         units.append({"case_id": cid, "unit_id": f"u_{i:016x}", "ordinal": 0, "category": "chief_complaint",
                       "text": "tired", "negated": False, "importance": "key", "disclosed": True, "source_ref": "t"})
         profiles.append({"case_id": cid, "openness": 0.5, "conscientiousness": 0.5, "extraversion": 0.5,

@@ -4,8 +4,10 @@ For every training case that recorded lab X, the target is X's value and the fea
 case's age, sex and its values of the K labs most often co-recorded with X on the train split
 (missing ones stay NaN, which ``HistGradientBoostingRegressor`` handles natively). X itself is
 never a feature of its own model, so the target is masked by construction, and nothing from the
-case but age and sex is read: never the diagnosis. The loss is the absolute error (the model
-estimates the conditional median) and a skewed positive lab is modelled in log space; predictions
+case but age and sex is read: never the diagnosis. The loss is the absolute error with each row
+weighted by 1 / |value| (the model estimates the conditional weighted median, which minimises the
+relative error a laboratory physician reads, MAPE among the metrics; unweighted, a lab's few tiny
+values cost the most) and a skewed positive lab is modelled in log space; predictions
 walk the fitted trees in numpy (trees.py: the same values, without sklearn's per-call cost). How many
 boosting rounds a lab gets is chosen by k-fold CV on its training rows; a lab whose other labs do
 not beat its median there is served its training median. A lab recorded in fewer than
@@ -129,10 +131,11 @@ def _fit_one(name: str, features: tuple[str, ...], cases: list[CaseLabs], settin
     x, y = design(cases, features), np.array([c.values[name] for c in cases])
     log = bool(y.min() > 0 and len(y) > 2 and skew(y) > settings["log_skew"])
     target = np.log(y) if log else y
-    rounds = _rounds(x, target, settings)
+    weight = _relative_weights(y)
+    rounds = _rounds(x, target, weight, settings)
     if rounds == 0:
         return LabModel(name, features, log, None)
-    regressor = _regressor(settings, max_iter=rounds).fit(x, target)
+    regressor = _regressor(settings, max_iter=rounds).fit(x, target, sample_weight=weight)
     return LabModel(name, features, log, regressor, Forest(regressor))
 
 
@@ -140,16 +143,31 @@ def _regressor(settings: Mapping[str, Any], **overrides: Any) -> HistGradientBoo
     return HistGradientBoostingRegressor(random_state=settings["random_state"], **(settings["regressor"] | overrides))
 
 
-def _rounds(x: np.ndarray, y: np.ndarray, settings: Mapping[str, Any]) -> int:
+def _rounds(x: np.ndarray, y: np.ndarray, w: np.ndarray, settings: Mapping[str, Any]) -> int:
     """Boosting rounds for one lab by k-fold CV on its training rows: the count with the least held-out
-    absolute error, if it beats round 0 (the fold's median, the loss's starting point) by more than one
+    weighted absolute error, if it beats round 0 (the fold's weighted median, the loss's starting point) by more than one
     standard error of the paired gain; else 0, so a lab whose other labs tell nothing gets its median."""
     errors = np.zeros((settings["regressor"]["max_iter"] + 1, len(y)))
     for fit, held in KFold(settings["cv_folds"], shuffle=True, random_state=settings["random_state"]).split(x):
-        errors[0, held] = np.abs(y[held] - np.median(y[fit]))
-        staged = _regressor(settings).fit(x[fit], y[fit]).staged_predict(x[held])
+        errors[0, held] = w[held] * np.abs(y[held] - _weighted_median(y[fit], w[fit]))
+        staged = _regressor(settings).fit(x[fit], y[fit], sample_weight=w[fit]).staged_predict(x[held])
         for i, predicted in enumerate(staged, 1):
-            errors[i, held] = np.abs(y[held] - predicted)
+            errors[i, held] = w[held] * np.abs(y[held] - predicted)
     best = int(np.argmin(errors.mean(axis=1)))
     gain = errors[0] - errors[best]
     return best if gain.mean() > gain.std(ddof=1) / np.sqrt(len(y)) else 0
+
+
+def _relative_weights(y: np.ndarray) -> np.ndarray:
+    """1 / |y|, mean 1: absolute errors so weighted are relative ones. A zero (0 % bands) has no
+    relative error; it weighs as the smallest non-zero value of the lab does."""
+    size = np.abs(y)
+    floor = size[size > 0].min() if (size > 0).any() else 1.0
+    weight = 1.0 / np.maximum(size, floor)
+    return weight / weight.mean()
+
+
+def _weighted_median(y: np.ndarray, w: np.ndarray) -> float:
+    order = np.argsort(y, kind="stable")
+    cumulative = np.cumsum(w[order])
+    return float(y[order][np.searchsorted(cumulative, cumulative[-1] / 2)])
