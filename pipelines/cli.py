@@ -292,6 +292,19 @@ def _stress_test(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report(args: argparse.Namespace) -> int:
+    from pipelines.report.page import write_report
+    from pipelines.warehouse import Warehouse
+
+    home = _home(args)
+    if not Warehouse(home).tables():
+        console.print(f"[bold red]no warehouse at {home}[/]: run `clinverse build --home {home}` first")
+        return 2
+    written = write_report(home, args.out)
+    console.print(f"wrote {written.path} ({written.with_data} of {written.sections} sections with data)")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="clinverse", description="ClinPatient cases from EHRs and exam questions.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -331,6 +344,11 @@ def parser() -> argparse.ArgumentParser:
     st = sub.add_parser("stress-test", help="the boundary stress test of the patient simulator over every case")
     st.add_argument("--home", help=f"warehouse folder (env {config.ENV_HOME}, default ./warehouse)")
     st.set_defaults(func=_stress_test)
+
+    r = sub.add_parser("report", help="the evaluation report: one self-contained HTML file")
+    r.add_argument("--home", help=f"warehouse folder (env {config.ENV_HOME}, default ./warehouse)")
+    r.add_argument("--out", required=True, help="where to write the HTML file, e.g. report.html")
+    r.set_defaults(func=_report)
 
     q = sub.add_parser("query", help="read-only SQL over the warehouse")
     q.add_argument("sql")
