@@ -1,6 +1,6 @@
 """Episode assets: runs of a doctor on the curated cases (one dynamic partition per run, writing
-``runs``, ``episodes`` and ``episode_events``; a rerun resumes), the boundary stress test and the
-ClinLab evaluation.
+``runs``, ``episodes``, ``episode_events``, ``llm_requests`` and, with experience memory,
+``memory_cards``; a rerun resumes), the boundary stress test and the ClinLab evaluation.
 
 ``episode_run`` and ``episode_scores`` (the run's scores, once the build has written the rubrics)
 are outside the ``build`` job (they are partitioned, the build is not): `clinverse episodes` runs
@@ -39,6 +39,10 @@ class EpisodeRunConfig(dg.Config):
     cases: int | None = None
     condition: str = "baseline"
     seed: int = 7
+    memory: str = "off"  # off | empty | prepopulated | frozen
+    memory_from: str | None = None  # the run a prepopulated or frozen bank starts from
+    memory_k: int | None = None
+    manager: str = "offline"
 
 
 @dg.multi_asset(

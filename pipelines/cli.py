@@ -247,10 +247,12 @@ def _episodes(args: argparse.Namespace) -> int:
 
     try:
         spec = RunSpec(doctor=args.doctor, patient=args.patient, preset=args.preset, split=args.split, cases=args.cases,
-                       condition=args.condition, seed=args.seed, run_id=args.run_id, consultant=args.consultant)
-        llm = LLMConfig.from_env() if spec.llm_roles else None
-        if llm is not None:
-            llm.models(spec.llm_roles)  # an unconfigured role fails before the cases load
+                       condition=args.condition, seed=args.seed, run_id=args.run_id, consultant=args.consultant,
+                       memory=args.memory, memory_from=args.memory_from, memory_k=args.memory_k,
+                       manager=args.manager)
+        llm = LLMConfig.from_env() if spec.llm_roles or spec.manager == "llm" else None
+        if llm is not None:  # an unconfigured role fails before the cases load
+            llm.models(spec.llm_roles + (("manager",) if spec.manager == "llm" else ()))
         warehouse = Warehouse(_home(args))
         store = CaseStore.from_warehouse(warehouse)
     except (ValueError, KeyError, config.SettingError, WarehouseError) as exc:
@@ -339,6 +341,14 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--condition", default="baseline", help="a free label for the run's episodes, e.g. E0")
     e.add_argument("--seed", type=int, default=7)
     e.add_argument("--run-id", help="name of the run (default: derived from the settings, so a rerun resumes)")
+    e.add_argument("--memory", default="off", choices=["off", "empty", "prepopulated", "frozen"],
+                   help="experience memory: off (default); empty (a new bank the run writes into); prepopulated "
+                        "(a copy of --memory-from's bank, written into); frozen (--memory-from's bank, never written)")
+    e.add_argument("--memory-from", metavar="RUN_ID", help="the run whose bank a prepopulated or frozen memory starts from")
+    e.add_argument("--memory-k", type=int, help="memory cards shown per doctor decision (default 3)")
+    e.add_argument("--manager", default="offline", choices=["offline", "llm"],
+                   help="who writes the memory cards: offline templates (default) or llm (CLINVERSE_LLM_MANAGER_* "
+                        "or CLINVERSE_LLM_*)")
     e.set_defaults(func=_episodes)
 
     st = sub.add_parser("stress-test", help="the boundary stress test of the patient simulator over every case")

@@ -43,7 +43,7 @@ def test_one_build_job_holds_every_stage_and_nothing_in_it_is_partitioned():
     assert defs.resolve_job_def("build").partitions_def is None
     # Episode runs and their scores are the only partitioned assets (one partition per run), in their own job.
     partitioned = {k.to_user_string() for k in graph.get_all_asset_keys() if graph.get(k).partitions_def is not None}
-    assert partitioned == {"runs", "episodes", "episode_events", "llm_requests", "episode_scores"}
+    assert partitioned == {"runs", "episodes", "episode_events", "llm_requests", "memory_cards", "episode_scores"}
     assert _keys(defs.resolve_job_def("episodes").asset_layer.selected_asset_keys) == partitioned
     assert {k.to_user_string() for k in graph.get(dg.AssetKey("synthea_pool")).parent_keys} == {"cases"}
     assert "synthea_pool" in {k.to_user_string() for k in graph.get(dg.AssetKey("profiles")).parent_keys}

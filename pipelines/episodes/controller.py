@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
@@ -112,13 +112,17 @@ def run_episodes(store: CaseStore, doctor: str, patient: str, preset: str, cases
 
 
 def run_row(settings: EpisodeSettings, run_id: str, doctor: str, patient: str, condition: str,
-            case_selection: str) -> pl.DataFrame:
-    """The ``runs`` row of a run: who played, under which preset and seed, every setting as JSON."""
+            case_selection: str, memory: Mapping[str, Any] | None = None) -> pl.DataFrame:
+    """The ``runs`` row of a run: who played, under which preset and seed, every setting as JSON.
+    ``memory``: the run's experience memory (its ``mode``, ``source_run`` and settings; None: off)."""
     config = {"episode": asdict(settings.config()), "doctor": doctor, "patient": patient, "condition": condition}
+    if memory is not None:
+        config["memory"] = dict(memory)
     runs = pl.DataFrame([{
         "run_id": run_id, "created_at": datetime.now(UTC), "protocol": settings.preset, "doctor": doctor,
         "doctor_model": None, "patient_simulator": patient, "patient_model": None, "judge": JUDGE,
-        "memory_mode": "off", "memory_source_run": None, "seed": settings.seed,
+        "memory_mode": memory["mode"] if memory else "off",
+        "memory_source_run": memory.get("source_run") if memory else None, "seed": settings.seed,
         "config": json.dumps(config, sort_keys=True), "case_selection": case_selection,
     }], schema=schemas.empty("runs").schema)
     return schemas.conform("runs", runs)

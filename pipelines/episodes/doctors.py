@@ -7,7 +7,10 @@ model would, emitting Template B.1 JSON each turn.
 * ``retrieval``: asks category-driven questions (categories in the order of the important hidden
   history the train split holds in them), orders the tests whose abnormal results are most
   typical of the training cases nearest to what it has heard, calls the consultant once, and
-  finalises with the nearest training cases' diagnosis over the evidence it gathered.
+  finalises with the nearest training cases' diagnosis over the evidence it gathered. With
+  experience memory it reads the cards it is shown and follows those that fit what it has heard
+  (pipelines/episodes/experience.py): a success card's diagnosis and tests, a correction's
+  diagnosis and tests to avoid, a rule's early tests and how many questions suffice.
 * ``random``: the floor; seeded random questions and tests, then a random train-split code.
 """
 
@@ -19,10 +22,13 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol
 
+import numpy as np
+
 from pipelines import icd
 from pipelines.datafiles import yaml_mapping
 from pipelines.episodes.actions import Action, Ask, CallMdt, Finalize, RequestTest, to_json
 from pipelines.episodes.config import EpisodeConfig
+from pipelines.episodes.experience import Experience
 from pipelines.episodes.knowledge import Prediction, TrainingKnowledge, salient_text
 from pipelines.episodes.messages import say
 from pipelines.episodes.views import ExamView, PatientView, require_view
@@ -33,7 +39,8 @@ TESTS, MDT = "tests", "mdt"  # plan steps decided when they come up
 
 @cache
 def doctor_texts() -> dict[str, Any]:
-    return yaml_mapping(__package__, "data/doctor.yaml", ("questions", "plan", "follow_up", "mdt_question", "consultant"))
+    return yaml_mapping(__package__, "data/doctor.yaml",
+                        ("questions", "plan", "follow_up", "mdt_question", "consultant", "memory"))
 
 
 @dataclass(frozen=True)
@@ -57,11 +64,10 @@ class Doctor(Protocol):
     def act(self, observation: str) -> str: ...
 
 
-def _final(prediction: Prediction, evidence: list[str]) -> Finalize:
+def _final(diagnosis: str, code: str, evidence: list[str]) -> Finalize:
     texts = doctor_texts()
-    return Finalize(prediction.diagnosis, prediction.code, tuple(evidence[:EVIDENCE_ITEMS]),
-                    tuple(p.format(diagnosis=prediction.diagnosis) for p in texts["plan"]),
-                    tuple(texts["follow_up"]))
+    return Finalize(diagnosis, code, tuple(evidence[:EVIDENCE_ITEMS]),
+                    tuple(p.format(diagnosis=diagnosis) for p in texts["plan"]), tuple(texts["follow_up"]))
 
 
 def _salient(observations: list[str]) -> list[str]:
@@ -87,7 +93,7 @@ class FullInfoDoctor:
 
     def act(self, observation: str) -> str:
         prediction = self._knowledge.predict(self._evidence)
-        return to_json(_final(prediction, _salient([self._evidence])))
+        return to_json(_final(prediction.diagnosis, prediction.code, _salient([self._evidence])))
 
 
 class RetrievalDoctor:
@@ -113,28 +119,68 @@ class RetrievalDoctor:
         test_turns = max(0, min(test_turns, config.action_budget - 1 - mdt_turns - ask_turns))
         self._plan: list[Action | str] = [Ask(tuple(questions[i : i + 2])) for i in range(0, 2 * ask_turns, 2)]
         self._plan += [TESTS] * test_turns + [MDT] * mdt_turns
+        memory = doctor_texts()["memory"]
+        self._experience = Experience(memory["match"], memory["min_words"], memory["unspecific"])
+        self._questions = 0
 
     def act(self, observation: str) -> str:
+        observation = self._experience.see(observation)
         if self._finding_next:  # the opening's rules and the consultant's advice are no findings
             self._heard.append(observation)
         self._finding_next = True
+        heard = "\n".join(self._heard)
         while self._plan:
             step = self._plan.pop(0)
             if step == TESTS:
-                names = self._next_tests()
+                names = self._next_tests(heard)
                 if names:
                     self._ordered.update(names)
                     return to_json(RequestTest(tuple(names)))
             elif step == MDT:
+                if not self._may_consult():  # fewer questions or tests than a consultation needs
+                    continue
                 self._finding_next = False
                 return to_json(CallMdt(doctor_texts()["mdt_question"]))
-            else:
+            elif not self._asked_enough(heard):
+                self._questions += len(step.questions)
                 return to_json(step)
-        return to_json(_final(self._knowledge.predict("\n".join(self._heard)), _salient(self._heard)))
+        return to_json(self._finalize(heard))
 
-    def _next_tests(self) -> list[str]:
-        ranked = self._knowledge.informative_tests("\n".join(self._heard), self._catalog, self._ordered)
-        return ranked[: self._config.tests_per_request]
+    def _may_consult(self) -> bool:
+        config = self._config
+        return self._questions >= config.mdt_min_questions or len(self._ordered) >= config.mdt_min_tests
+
+    def _asked_enough(self, heard: str) -> bool:
+        cap = self._experience.question_cap(heard) if self._experience else None
+        return cap is not None and self._questions >= cap
+
+    def _next_tests(self, heard: str) -> list[str]:
+        if not self._experience:
+            return self._knowledge.informative_tests(heard, self._catalog, self._ordered)[: self._config.tests_per_request]
+        first, skipped, only_first = self._experience.tests(heard, self._blocks(self._knowledge.predict(heard)))
+        first = [t for t in first if t in self._catalog and t not in self._ordered]
+        rest = [] if only_first else self._knowledge.informative_tests(heard, self._catalog, self._ordered | skipped)
+        return list(dict.fromkeys(first + rest))[: self._config.tests_per_request]
+
+    @staticmethod
+    def _blocks(prediction: Prediction) -> set[str]:
+        """The blocks the nearest training cases vote for: where a success card may be believed."""
+        return {prediction.block, *prediction.alternatives}
+
+    def _finalize(self, heard: str) -> Finalize:
+        evidence = _salient(self._heard)
+        sims = self._knowledge.similarities(heard)
+        prediction = self._knowledge.prediction(sims)
+        if not self._experience:
+            return _final(prediction.diagnosis, prediction.code, evidence)
+        recalled = self._experience.successes(heard, self._blocks(prediction))
+        if recalled:
+            return _final(recalled[0].diagnosis, recalled[0].code, evidence)
+        avoided = self._experience.avoided(heard)
+        if prediction.code in avoided:  # the nearest training cases, those with an avoided code left out
+            kept = np.where(np.isin(self._knowledge.codes, sorted(avoided)), 0.0, sims)
+            prediction = self._knowledge.prediction(kept) if kept.any() else prediction
+        return _final(prediction.diagnosis, prediction.code, evidence)
 
 
 class RandomDoctor:

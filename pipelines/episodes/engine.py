@@ -6,12 +6,16 @@ FINALIZE; a last attempt that is not a FINALIZE ends the episode ``budget_exhaus
 to the patient through the self-check, tests to the laboratory physician within the examination
 limit E_max, CALL_MDT to the consultant (once, after enough questions or tests). Each turn is
 recorded as :class:`~pipelines.episodes.events.Event` rows.
+
+With experience memory (a :class:`Memory`, pipelines/evaluation/memory/), every observation that
+precedes a doctor decision carries the cards retrieved for the doctor's context so far, and the
+decision's event records their ids (``memory_card_ids``). Without it nothing changes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from pipelines.episodes.actions import Action, Ask, CallMdt, Finalize, RequestTest, to_json
@@ -32,6 +36,13 @@ class Consultant(Protocol):
     def advise(self, question: str, transcript: Sequence[str]) -> str: ...
 
 
+class Memory(Protocol):
+    def show(self, observation: str, context: str) -> tuple[str, tuple[str, ...]]:
+        """The observation with the cards for ``context`` (what the doctor has learnt) appended,
+        and the ids of the cards shown."""
+        ...
+
+
 @dataclass
 class Tally:
     turns: int = 0
@@ -44,7 +55,8 @@ class Tally:
 
 class Engine:
     def __init__(self, episode_id: str, presentation: str, opening: str, config: EpisodeConfig, patient: Patient,
-                 lab: LaboratoryPhysician, consultant: Consultant, self_check: SelfCheck | None, judge: Judge):
+                 lab: LaboratoryPhysician, consultant: Consultant, self_check: SelfCheck | None, judge: Judge,
+                 memory: Memory | None = None):
         self.episode_id = episode_id
         self.config = config
         self.tally = Tally()
@@ -55,6 +67,8 @@ class Engine:
         self._patient, self._lab, self._consultant = patient, lab, consultant
         self._self_check, self._judge = self_check, judge
         self._opening = opening
+        self._memory = memory
+        self._shown: tuple[str, ...] = ()  # the cards shown for the doctor's next decision
 
     @property
     def done(self) -> bool:
@@ -66,7 +80,7 @@ class Engine:
 
     def open(self) -> str:
         self._record(Event(0, "controller", "START", self._opening))
-        return self._remind(self._opening)
+        return self._recall(self._remind(self._opening))
 
     # -- doctor turns ----------------------------------------------------------------------
     def act(self, action: Action) -> str:
@@ -99,7 +113,7 @@ class Engine:
         self._record(Event(self.tally.turns, "doctor", "ERROR", raw, error=reason))
         if self.tally.turns >= self.config.action_budget:
             return self._end("budget_exhausted", say("budget_exhausted"))
-        return self._remind(say("error_turn", reason=reason))
+        return self._recall(self._remind(say("error_turn", reason=reason)))
 
     def _not_allowed(self, action: Action) -> str | None:
         config, tally = self.config, self.tally
@@ -155,7 +169,7 @@ class Engine:
     def _observe(self, text: str) -> str:
         """What the doctor reads after a turn: the answer, kept in the transcript, and the reminder."""
         self.transcript.append(text)
-        return self._remind(text)
+        return self._recall(self._remind(text))
 
     def _remind(self, text: str) -> str:
         """``text`` with the last-attempt reminder when the next attempt is the last."""
@@ -165,6 +179,13 @@ class Engine:
         self._record(Event(self.tally.turns, "controller", "WARN", warning))
         return f"{text}\n\n{warning}"
 
+    def _recall(self, text: str) -> str:
+        """``text`` with the memory cards for the doctor's next decision (none without memory)."""
+        if self._memory is None:
+            return text
+        text, self._shown = self._memory.show(text, "\n".join(self.transcript))
+        return text
+
     def _end(self, termination: str, message: str) -> str:
         self.termination = termination
         self._record(Event(self.tally.turns, "controller", "END", termination))
@@ -172,6 +193,8 @@ class Engine:
         return message
 
     def _record(self, event: Event) -> None:
+        if event.actor == "doctor" and self._shown:
+            event = replace(event, memory_card_ids=self._shown)
         self.events.append(event)
 
     def _require_open(self) -> None:

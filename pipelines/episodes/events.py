@@ -26,7 +26,7 @@ class Event:
     test_name: str | None = None
     match_type: str | None = None
     unit_ids: tuple[str, ...] = ()
-    memory_card_ids: tuple[str, ...] = ()  # filled by the memory conditions of the evaluation issue
+    memory_card_ids: tuple[str, ...] = ()  # the cards shown for a doctor decision (pipelines/evaluation/memory/)
     returned: bool | None = None
     self_check: str | None = None
     error: str | None = None

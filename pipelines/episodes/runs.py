@@ -7,10 +7,17 @@ consultant ``llm``) runs through :func:`pipelines.episodes.llm.driver.run_llm_ep
 on one event loop, and its request ledger lands in ``llm_requests`` beside the batch. Rerunning a run skips every case whose
 episode is already written and appends the rest as further batch files (``<run_id>-00003``); an id
 reused with a different spec is refused. Traces also export as JSON lines, one episode per line.
+
+A run with experience memory (``RunSpec.memory`` other than ``off``; pipelines/evaluation/memory/)
+plays its cases one after the other in case order: each episode is shown its bank's cards before
+every decision, then scored by the offline judge, and the manager's cards for it are filed before
+the next episode starts; they land in ``memory_cards`` beside the batch. A resumed memory run
+rebuilds its bank from the cards already written.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable
@@ -19,19 +26,28 @@ from pathlib import Path
 
 import polars as pl
 
-from pipelines.episodes.controller import episode_frames, run_episode, run_row
+from pipelines.episodes.config import preset
+from pipelines.episodes.controller import EpisodeResult, episode_frames, run_episode, run_row
+from pipelines.episodes.engine import Memory
 from pipelines.episodes.judge import Judge
-from pipelines.episodes.llm import CONSULTANTS_LLM, DOCTORS_LLM, PATIENTS_LLM, llm_roles
+from pipelines.episodes.llm import CONSULTANTS_LLM, DOCTORS_LLM, LLM, PATIENTS_LLM, llm_roles
 from pipelines.episodes.llm.config import LLMConfig
 from pipelines.episodes.llm.ledger import totals
 from pipelines.episodes.settings import DEFAULT_PRESET, DEFAULT_SEED, EpisodeSettings
 from pipelines.episodes.store import CaseStore
+from pipelines.evaluation.memory.bank import FROM_SOURCE, cards_frame
+from pipelines.evaluation.memory.cards import card_settings
+from pipelines.evaluation.memory.manager import Manager, OfflineManager
+from pipelines.evaluation.memory.runs import TABLE as CARDS
+from pipelines.evaluation.memory.runs import WriteBack, open_bank
 from pipelines.evaluation.runs import SCORES, has_rubrics, references, score_run
-from pipelines.evaluation.scores import SUMMARY
+from pipelines.evaluation.scores import SUMMARY, Conditions
 from pipelines.evaluation.scores import summary as scores_summary
 from pipelines.warehouse import Warehouse
+from schemas.runs import MEMORY_MODES
 
-RUN_TABLES = ("runs", "episodes", "episode_events", "llm_requests")
+RUN_TABLES = ("runs", "episodes", "episode_events", "llm_requests", CARDS)
+MANAGERS = ("offline", LLM)
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.]*(?:-[A-Za-z0-9_.]+)*$")
 BATCH_EPISODES = 50  # episodes per batch file: what an interruption can lose
 
@@ -47,12 +63,26 @@ class RunSpec:
     seed: int = DEFAULT_SEED
     run_id: str | None = None
     consultant: str = "offline"
+    memory: str = "off"  # off | empty | prepopulated | frozen (runs.memory_mode)
+    memory_from: str | None = None  # the run a prepopulated or frozen bank starts from
+    memory_k: int | None = None  # cards shown per decision (None: top_k of data/memory_cards.yaml)
+    manager: str = "offline"  # who writes the cards: offline (templates) or llm
 
     def __post_init__(self) -> None:
         for role, value, known in (("doctor", self.doctor, DOCTORS_LLM), ("patient simulator", self.patient, PATIENTS_LLM),
-                                   ("consultant", self.consultant, CONSULTANTS_LLM)):
+                                   ("consultant", self.consultant, CONSULTANTS_LLM), ("memory mode", self.memory,
+                                                                                     MEMORY_MODES),
+                                   ("manager", self.manager, MANAGERS)):
             if value not in known:
                 raise ValueError(f"unknown {role} {value!r}; known: {', '.join(known)}")
+        if self.memory in FROM_SOURCE and not self.memory_from:
+            raise ValueError(f"memory {self.memory} starts from another run's bank: name it with --memory-from RUN_ID")
+        if self.memory not in FROM_SOURCE and self.memory_from:
+            raise ValueError(f"--memory-from goes with --memory prepopulated or frozen, not {self.memory}")
+        if self.memory_k is not None and (self.memory == "off" or self.memory_k < 1):
+            raise ValueError("--memory-k is the number of cards shown per decision (>= 1), with memory on")
+        if self.manager != "offline" and self.memory not in ("empty", "prepopulated"):
+            raise ValueError("--manager writes cards into a writable bank: use it with --memory empty or prepopulated")
         if self.split not in ("train", "test"):
             raise ValueError(f"split must be train or test, not {self.split!r}")
         if self.run_id is not None and (not RUN_ID.match(self.run_id) or re.search(r"-\d{5}$", self.run_id)):
@@ -65,7 +95,11 @@ class RunSpec:
             return self.run_id
         size = f"n{self.cases}" if self.cases is not None else "all"
         consultant = "" if self.consultant == "offline" else f"-mdt.{self.consultant}"
-        return f"{self.doctor}-{self.patient}{consultant}-{self.preset}-{self.split}-{size}-{self.condition}-s{self.seed}"
+        memory = "" if self.memory == "off" else "-mem." + ".".join(
+            [self.memory, *([hashlib.sha256(self.memory_from.encode()).hexdigest()[:8]] if self.memory_from else []),
+             *([f"k{self.memory_k}"] if self.memory_k else []), *([self.manager] if self.manager != "offline" else [])])
+        return (f"{self.doctor}-{self.patient}{consultant}-{self.preset}-{self.split}-{size}-{self.condition}"
+                f"-s{self.seed}{memory}")
 
     @property
     def llm_roles(self) -> tuple[str, ...]:
@@ -73,6 +107,10 @@ class RunSpec:
 
     def selection(self) -> str:
         return f"{self.split} split, {'all cases' if self.cases is None else f'first {self.cases} by case_id'}"
+
+    @property
+    def top_k(self) -> int:
+        return self.memory_k or card_settings().top_k
 
 
 @dataclass(frozen=True)
@@ -99,15 +137,19 @@ def _existing_spec(warehouse: Warehouse, run_id: str) -> dict | None:
 def run(warehouse: Warehouse, store: CaseStore, spec: RunSpec, progress: ProgressFn | None = None,
         batch: int = BATCH_EPISODES, llm: LLMConfig | None = None) -> RunWritten:
     """Write the run's episodes that are not written yet, batch by batch; returns what it did.
-    ``llm`` serves the spec's LLM roles (default :meth:`LLMConfig.from_env`); a resumed run must
-    use the same models."""
+    ``llm`` serves the spec's LLM roles and LLM manager (default :meth:`LLMConfig.from_env`); a
+    resumed run must use the same models."""
     run_id = spec.id
-    player = _LLMPlayer(store, spec, llm or LLMConfig.from_env()) if spec.llm_roles else _OfflinePlayer(store, spec)
+    llm = llm or (LLMConfig.from_env() if spec.llm_roles or spec.manager == LLM else None)
+    manager = _manager(spec, llm, store)  # an unconfigured LLM role fails before anything is written
     recorded = _existing_spec(warehouse, run_id)
-    wanted = asdict(spec) | {"run_id": run_id} | player.identity
+    wanted = asdict(spec) | {"run_id": run_id} | _models(spec, llm)
     if recorded is not None and recorded != wanted:
         raise ValueError(f"run {run_id} exists with another configuration ({recorded}); choose another --run-id")
     case_ids = run_cases(store, spec)
+    writeback = _writeback(warehouse, store, spec, manager) if spec.memory != "off" else None
+    memory = writeback.memory if writeback else None
+    player = _LLMPlayer(store, spec, llm, memory) if spec.llm_roles else _OfflinePlayer(store, spec, memory)
     done = set(warehouse.read_partition("episodes", run_id)["case_id"].to_list())
     todo = [c for c in case_ids if c not in done]
     runs = player.runs_row(spec.selection())
@@ -115,15 +157,18 @@ def run(warehouse: Warehouse, store: CaseStore, spec: RunSpec, progress: Progres
     warehouse.write("runs", runs.with_columns(pl.lit(json.dumps(config, sort_keys=True)).alias("config")),
                     partition=run_id)
     next_batch = len(warehouse.partition_files("episodes", run_id))
-    size = player.batch_size(batch)
+    size = player.batch_size(batch) if writeback is None else batch
+    visits = {case_id: i for i, case_id in enumerate(case_ids)}
     for start in range(0, len(todo), size):
         chunk = todo[start:start + size]
-        episodes, events, requests = player.play(chunk)
+        episodes, events, requests, cards = _play(player, writeback, chunk, visits)
         name = f"{run_id}-{next_batch:05d}"
-        # Events and requests first: a batch counts as done once its episodes file exists.
+        # Events, requests and cards first: a batch counts as done once its episodes file exists.
         warehouse.write("episode_events", events, partition=name)
         if requests is not None:
             warehouse.write("llm_requests", requests, partition=name)
+        if cards is not None and cards.height:
+            warehouse.write(CARDS, cards, partition=name)
         warehouse.write("episodes", episodes, partition=name)
         next_batch += 1
         if progress:
@@ -134,39 +179,89 @@ def run(warehouse: Warehouse, store: CaseStore, spec: RunSpec, progress: Progres
 Frames = tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame | None]  # episodes, events, LLM requests (or None)
 
 
+def _models(spec: RunSpec, llm: LLMConfig | None) -> dict[str, object]:
+    """The models a run's LLM roles and LLM manager use (a resumed run must use the same)."""
+    models: dict[str, object] = {"models": llm.models(spec.llm_roles)} if spec.llm_roles else {}
+    if spec.manager == LLM:
+        models["manager_model"] = llm.role("manager").model
+    return models
+
+
+def _manager(spec: RunSpec, llm: LLMConfig | None, store: CaseStore) -> Manager:
+    """Who writes the run's cards; an LLM manager refuses restricted cases before anything runs."""
+    if spec.manager != LLM:
+        return OfflineManager()
+    from pipelines.episodes.llm.driver import case_origins
+    from pipelines.evaluation.memory.llm_manager import LLMManager
+
+    manager = LLMManager(llm, run_id=spec.id)
+    origins = case_origins(store)
+    manager.check((c, origins[c]) for c in run_cases(store, spec))
+    return manager
+
+
+def _writeback(warehouse: Warehouse, store: CaseStore, spec: RunSpec, manager: Manager) -> WriteBack:
+    """A memory run's bank (resumed, or started from its source) and its write-back."""
+    if not has_rubrics(warehouse):
+        raise ValueError(f"a memory run scores each episode before the next, and the warehouse at {warehouse.home} "
+                         "has no case_rubrics / case_exam_targets: build it first (clinverse build)")
+    bank = open_bank(warehouse, spec.id, spec.memory, spec.memory_from)
+    config = preset(spec.preset)
+    conditions = Conditions(config.action_budget, config.test_limit, config.oracle_block)
+    return WriteBack(bank, references(warehouse, store), conditions, manager, spec.top_k)
+
+
+def _play(player: _OfflinePlayer | _LLMPlayer, writeback: WriteBack | None, case_ids: list[str],
+          visits: dict[str, int]) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame | None, pl.DataFrame | None]:
+    """One batch: episodes, events, LLM requests and (a memory run's) cards. A memory run plays,
+    scores and writes back each case before the next starts (``visits``: each case's position)."""
+    if writeback is None:
+        return (*player.play(case_ids), None)
+    results, asked, cards = [], [], []
+    for case_id in case_ids:
+        (episode, events), requests = player.play_one(case_id)
+        cards += writeback.after(episode, events, visits[case_id])
+        results.append((episode, events))
+        asked.append(requests)
+    asked = [r for r in (*asked, writeback.manager.requests()) if r is not None]
+    return *episode_frames(results), pl.concat(asked) if asked else None, cards_frame(cards)
+
+
 class _OfflinePlayer:
     """Offline roles only: episodes one after the other in this process."""
 
-    def __init__(self, store: CaseStore, spec: RunSpec):
+    def __init__(self, store: CaseStore, spec: RunSpec, memory: Memory | None = None):
         self.spec = spec
-        self.identity: dict[str, object] = {}
-        self.settings = EpisodeSettings(store, spec.preset, spec.seed)
+        self.settings = EpisodeSettings(store, spec.preset, spec.seed, memory=memory)
 
     def runs_row(self, selection: str) -> pl.DataFrame:
         s = self.spec
-        return run_row(self.settings, s.id, s.doctor, s.patient, s.condition, selection)
+        return run_row(self.settings, s.id, s.doctor, s.patient, s.condition, selection, memory=_memory_of(s))
 
     def batch_size(self, batch: int) -> int:
         return batch
 
     def play(self, case_ids: list[str]) -> Frames:
+        return (*episode_frames([self.play_one(c)[0] for c in case_ids]), None)
+
+    def play_one(self, case_id: str) -> tuple[EpisodeResult, None]:
+        """One episode's rows, unframed (a memory run scores it at once), and no LLM requests."""
         s = self.spec
-        return (*episode_frames([run_episode(self.settings, s.doctor, c, s.id, s.condition) for c in case_ids]), None)
+        return run_episode(self.settings, s.doctor, case_id, s.id, s.condition), None
 
 
 class _LLMPlayer:
     """At least one LLM role: each batch runs concurrently on one event loop (the LLM driver)."""
 
-    def __init__(self, store: CaseStore, spec: RunSpec, llm: LLMConfig):
-        self.store, self.spec, self.llm = store, spec, llm
-        self.identity = {"models": llm.models(spec.llm_roles)}  # an unconfigured role fails before anything is written
+    def __init__(self, store: CaseStore, spec: RunSpec, llm: LLMConfig, memory: Memory | None = None):
+        self.store, self.spec, self.llm, self.memory = store, spec, llm, memory
 
     def runs_row(self, selection: str) -> pl.DataFrame:
         from pipelines.episodes.llm.driver import llm_run_row
 
         s = self.spec
         return llm_run_row(EpisodeSettings(self.store, s.preset, s.seed), s.id, s.doctor, s.patient, s.consultant,
-                           s.condition, selection, self.llm)
+                           s.condition, selection, self.llm, memory=_memory_of(s))
 
     def batch_size(self, batch: int) -> int:
         return max(batch, 2 * self.llm.max_in_flight)  # enough episodes to keep every request slot busy
@@ -176,8 +271,20 @@ class _LLMPlayer:
 
         s = self.spec
         done = run_llm_episodes(self.store, s.doctor, s.patient, s.preset, case_ids, s.seed, s.id, llm=self.llm,
-                                consultant=s.consultant, condition=s.condition)
+                                consultant=s.consultant, condition=s.condition, memory=self.memory)
         return done.episodes, done.events, done.requests
+
+    def play_one(self, case_id: str) -> tuple[EpisodeResult, pl.DataFrame]:
+        """One episode's rows and its LLM requests."""
+        episodes, events, requests = self.play([case_id])
+        return (episodes.row(0, named=True), events.to_dicts()), requests
+
+
+def _memory_of(spec: RunSpec) -> dict[str, object] | None:
+    """What the ``runs`` row records of the run's memory (None: memory off)."""
+    if spec.memory == "off":
+        return None
+    return {"mode": spec.memory, "source_run": spec.memory_from, "top_k": spec.top_k, "manager": spec.manager}
 
 
 def export_jsonl(warehouse: Warehouse, run_id: str, path: Path) -> int:

@@ -19,7 +19,7 @@ from pipelines.config import environment_values, episode_preset
 from pipelines.episodes.clinlab import ClinLab
 from pipelines.episodes.config import EpisodeConfig, preset
 from pipelines.episodes.consultant import OfflineConsultant
-from pipelines.episodes.engine import Consultant, Engine
+from pipelines.episodes.engine import Consultant, Engine, Memory
 from pipelines.episodes.judge import Judge
 from pipelines.episodes.knowledge import TrainingKnowledge
 from pipelines.episodes.lab import LaboratoryPhysician, Predictor, no_prediction
@@ -83,12 +83,14 @@ class EpisodeSettings:
     """What every episode of a run shares: the cases, the preset, the seed and the backends."""
 
     def __init__(self, store: CaseStore, preset_name: str = DEFAULT_PRESET, seed: int = DEFAULT_SEED,
-                 predictor: Predictor | None = None, **overrides: Any):
+                 predictor: Predictor | None = None, memory: Memory | None = None, **overrides: Any):
         """``predictor``: None means ClinLab (fitted once per store) where the preset predicts
-        unrecorded results or replaces recorded ones, and no prediction otherwise."""
+        unrecorded results or replaces recorded ones, and no prediction otherwise. ``memory``: the
+        run's experience memory, shown before every doctor decision (None: memory off)."""
         self.store = store
         self.preset = preset_name
         self.seed = seed
+        self.memory = memory
         self.overrides = overrides
         self.backends = backends(store)
         config = preset(preset_name, **overrides)  # fail now, not at the first reset
@@ -118,7 +120,7 @@ class EpisodeSettings:
         self_check = SelfCheck(BoundaryScreen(case.manager, case.exams)) if config.self_check else None
         episode = episode_id(run_id or f"adhoc-{seed}", case_id)
         return Engine(episode, case.presentation, opening, config, self.patient(case, episode, seed), lab,
-                      self.consultant(case, episode), self_check, Judge(case.manager))
+                      self.consultant(case, episode), self_check, Judge(case.manager), self.memory)
 
     # Role hooks: the LLM driver (pipelines/episodes/llm/driver.py) overrides these two.
     def patient(self, case: EpisodeCase, episode: str, seed: int) -> Patient:

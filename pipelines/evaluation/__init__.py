@@ -8,5 +8,7 @@
   key points matched and unsupported items; :mod:`~pipelines.evaluation.agreement`: ``alt_judge``;
 * :mod:`~pipelines.evaluation.scores`: ``episode_scores`` rows (ICR, TOC, ATC, DCA, DSA, exam
   precision / recall / F1, S, U and their components); :mod:`~pipelines.evaluation.runs`: a run's
-  partition, and re-scoring exported JSON lines.
+  partition, and re-scoring exported JSON lines;
+* :mod:`~pipelines.evaluation.memory`: experience memory, the cards the manager writes after each
+  scored episode and shows before later doctor decisions (``memory_cards``).
 """

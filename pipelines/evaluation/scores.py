@@ -168,15 +168,21 @@ def score_row(trace: Trace, reference: CaseReference, grades: Grades, conditions
     }
 
 
-def score_traces(traces: Sequence[Trace], references: References, conditions: Mapping[str, Conditions], judge: Judge,
-                 params: ScoringParams | None = None) -> pl.DataFrame:
-    """``episode_scores`` of ``traces``; ``conditions`` by run id."""
+def score_rows(traces: Sequence[Trace], references: References, conditions: Mapping[str, Conditions], judge: Judge,
+               params: ScoringParams | None = None) -> list[dict[str, Any]]:
+    """The ``episode_scores`` rows of ``traces``, not yet framed; ``conditions`` by run id."""
     params = params or scoring_params()
     submissions = [submission(t, references[t.case_id], conditions[t.run_id]) for t in traces]
     grades = judge.grade(submissions)
     choices = exam_choice([(collected(t, references[t.case_id])[2], targets_of(references[t.case_id])) for t in traces])
-    rows = [score_row(t, references[t.case_id], g, conditions[t.run_id], judge.name, params, c)
+    return [score_row(t, references[t.case_id], g, conditions[t.run_id], judge.name, params, c)
             for t, g, c in zip(traces, grades, choices, strict=True)]
+
+
+def score_traces(traces: Sequence[Trace], references: References, conditions: Mapping[str, Conditions], judge: Judge,
+                 params: ScoringParams | None = None) -> pl.DataFrame:
+    """``episode_scores`` of ``traces``; ``conditions`` by run id."""
+    rows = score_rows(traces, references, conditions, judge, params)
     return schemas.conform("episode_scores", pl.DataFrame(rows, schema=schemas.empty("episode_scores").schema))
 
 

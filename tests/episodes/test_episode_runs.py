@@ -86,7 +86,8 @@ def test_the_episode_asset_is_partitioned_by_run(home):
                             run_config={"ops": {"episode_run": {"config": {"doctor": "random", "cases": 4}}}})
     assert result.success
     metadata = result.asset_materializations_for_node("episode_run")
-    assert {m.asset_key.to_user_string() for m in metadata} == {"runs", "episodes", "episode_events", "llm_requests"}
+    assert {m.asset_key.to_user_string() for m in metadata} == {"runs", "episodes", "episode_events", "llm_requests",
+                                                                 "memory_cards"}
     assert Warehouse(home).read_partition("episodes", "ui-run").height == 4
     assert (home / "exports" / "episodes-ui-run.jsonl").exists()
 

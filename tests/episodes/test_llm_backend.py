@@ -429,7 +429,7 @@ def test_role_configuration_from_the_environment():
            "CLINVERSE_LLM_PATIENT_TEMPERATURE": "0.7", "CLINVERSE_LLM_MAX_IN_FLIGHT": "64",
            "CLINVERSE_LLM_NORMALISE": "0"}
     llm = LLMConfig.from_env(env)
-    assert sorted(llm.roles) == ["consultant", "doctor", "judge", "patient"]
+    assert sorted(llm.roles) == ["consultant", "doctor", "judge", "manager", "patient"]
     assert (llm.role("doctor").model, llm.role("patient").model, llm.role("patient").temperature) == \
         ("shared", "small", 0.7)
     assert (llm.role("doctor").max_tokens, llm.role("patient").max_tokens) == (1200, 500)  # MedEvoEval Table 9

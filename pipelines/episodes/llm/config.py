@@ -3,7 +3,7 @@
 One documented way: a :class:`LLMConfig` object, built in code or read from the environment by
 :meth:`LLMConfig.from_env`. The variables are settings of scope ``llm`` in ``pipelines.config``'s
 one table (the README lists them with their defaults): each role (``doctor``, ``patient``,
-``consultant``, ``judge``) reads ``CLINVERSE_LLM_<ROLE>_<NAME>`` and falls back to the shared
+``consultant``, ``judge``, ``manager``) reads ``CLINVERSE_LLM_<ROLE>_<NAME>`` and falls back to the shared
 ``CLINVERSE_LLM_<NAME>`` for its endpoint, model, key, sampling, timeout and retries;
 ``CLINVERSE_LLM_MAX_IN_FLIGHT``, ``_ALLOWED_HOSTS`` (see egress.py) and ``_NORMALISE`` are run-wide.
 A value that cannot be read raises :class:`~pipelines.config.SettingError` naming the variable
@@ -22,9 +22,11 @@ from urllib.parse import urlsplit
 from pipelines.config import LLM_PREFIX as PREFIX
 from pipelines.config import SettingError, settings_of
 
-ROLES = ("doctor", "patient", "consultant", "judge")  # judge: pipelines/evaluation/llm_judge.py
+# judge: pipelines/evaluation/llm_judge.py; manager (memory write-back): pipelines/evaluation/memory/llm_manager.py
+ROLES = ("doctor", "patient", "consultant", "judge", "manager")
 ENV_ALLOWED_HOSTS = f"{PREFIX}ALLOWED_HOSTS"
-MAX_TOKENS = MappingProxyType({"doctor": 1200, "patient": 500, "consultant": 500, "judge": 800})  # MedEvoEval Table 9
+MAX_TOKENS = MappingProxyType({"doctor": 1200, "patient": 500, "consultant": 500, "judge": 800,  # MedEvoEval Table 9
+                               "manager": 1800})
 DEFAULT_MAX_IN_FLIGHT = 16
 BACKOFF_CAP_S = 8.0
 

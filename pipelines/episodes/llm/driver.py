@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -39,7 +39,7 @@ from pipelines.episodes.actions import Ask, CallMdt
 from pipelines.episodes.controller import (EpisodeResult, begin, dispatch, episode_frames, episode_row, parse_turn,
                                            run_row)
 from pipelines.episodes.doctors import make_doctor
-from pipelines.episodes.engine import Consultant
+from pipelines.episodes.engine import Consultant, Memory
 from pipelines.episodes.environment import DiagnosticEpisode
 from pipelines.episodes.events import event_rows
 from pipelines.episodes.llm import CONSULTANTS_LLM, DOCTORS_LLM, LLM, PATIENTS_LLM, llm_roles
@@ -163,11 +163,12 @@ async def _episode(settings: LLMEpisodeSettings, run: _Run, executor: ThreadPool
 
 
 def llm_run_row(settings: EpisodeSettings, run_id: str, doctor: str, patient: str, consultant: str,
-                condition: str, case_selection: str, llm: LLMConfig) -> pl.DataFrame:
+                condition: str, case_selection: str, llm: LLMConfig,
+                memory: Mapping[str, Any] | None = None) -> pl.DataFrame:
     """The ``runs`` row of a run with LLM roles: the offline row plus the consultant, each LLM role's
     endpoint and sampling (never its key) and the doctor's and patient's models."""
     used = llm_roles(doctor, patient, consultant)
-    runs = run_row(settings, run_id, doctor, patient, condition, case_selection)
+    runs = run_row(settings, run_id, doctor, patient, condition, case_selection, memory)
     config = json.loads(runs["config"].item()) | {"consultant": consultant, "llm": llm.public(used)}
     models = llm.models(used)
     runs = runs.with_columns(pl.lit(models.get("doctor"), pl.Utf8).alias("doctor_model"),
@@ -180,10 +181,12 @@ async def run_llm_episodes_async(store: CaseStore, doctor: str, patient: str, pr
                                  cases: Sequence[str] | None, seed: int, run_id: str, *,
                                  llm: LLMConfig | None = None, consultant: str = "offline",
                                  condition: str = "baseline", case_selection: str | None = None,
-                                 http_client: HttpClientFactory | None = None, **overrides: Any) -> LLMRun:
+                                 http_client: HttpClientFactory | None = None, memory: Memory | None = None,
+                                 **overrides: Any) -> LLMRun:
     """Run ``doctor`` with ``patient`` and ``consultant`` on ``cases`` (default: the test split);
     ``llm`` defaults to :meth:`LLMConfig.from_env`. ``http_client`` builds each endpoint's
-    ``httpx2.AsyncClient`` (tests, benchmarks); by default the SDK's, with no redirects and no proxy."""
+    ``httpx2.AsyncClient`` (tests, benchmarks); by default the SDK's, with no redirects and no proxy.
+    ``memory``: the experience memory shown before every doctor decision (None: off)."""
     for name, value, known in (("doctor", doctor, DOCTORS_LLM), ("patient", patient, PATIENTS_LLM),
                                ("consultant", consultant, CONSULTANTS_LLM)):
         if value not in known:
@@ -203,7 +206,7 @@ async def run_llm_episodes_async(store: CaseStore, doctor: str, patient: str, pr
     loop = asyncio.get_running_loop()
     executor = ThreadPoolExecutor(max_workers=llm.max_in_flight + 1, thread_name_prefix="clinverse-llm")
     run = _Run(run_id, client, Bridge(client, loop), origins, patient, consultant)
-    settings = LLMEpisodeSettings(store, preset, seed, run, **overrides)
+    settings = LLMEpisodeSettings(store, preset, seed, run, memory=memory, **overrides)
     start = time.perf_counter()
     try:
         async with asyncio.TaskGroup() as group:
