@@ -56,7 +56,8 @@ def cases(context: dg.AssetExecutionContext, clinverse: ClinverseResource):
     no_complaint = curated.excluded.filter(pl.col("stage") == OPENING_COMPLAINT)
     if no_complaint.height:  # the commonest surprise: MIMIC-IV without its notes or ED module opens no case
         context.log.warning(
-            f"cases: {no_complaint.height} candidate(s) have no opening complaint ({', '.join(sorted(set(no_complaint['source'])))}): "
+            f"cases: {no_complaint.height} candidate(s) have no opening complaint "
+            f"({', '.join(sorted(set(no_complaint['source'])))}): "
             "add --mimic-note or --mimic-ed, or keep them as structured-only cases with "
             "CLINVERSE_STRUCTURED_ONLY=mimic_iv,sicdb")
     excluded = warehouse.write("excluded_cases", curated.excluded)

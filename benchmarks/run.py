@@ -14,7 +14,9 @@ reported on its own as ``synthea_pool_s``. The timed builds still read the pool 
 this one process's CPU time, on every case of the first scale's warehouse (issue goal: at least 200,
 1,000). ``llm_overhead_ms_per_request``: the environment's own CPU time per LLM request against a
 loopback server that answers at once, with 64 requests in flight (benchmarks/llm_overhead.py; goal
-under 5 ms).
+under 5 ms). ``evaluate_all_s``: `clinverse evaluate`'s whole offline study (every protocol, the
+``retrieval`` doctor) on the first scale's warehouse; ``scores_per_s``: episodes the offline judge
+scores per second, re-scoring that study's runs (pipelines/evaluation/scores.py).
 """
 
 from __future__ import annotations
@@ -30,13 +32,19 @@ import time
 from pathlib import Path
 
 import duckdb
+import polars as pl
 
 from pipelines.config import bench_scales
 from pipelines.demo import generate_demo
 from pipelines.episodes.controller import episode_frames, run_episode
 from pipelines.episodes.settings import EpisodeSettings
 from pipelines.episodes.store import CaseStore
+from pipelines.evaluation.judges import OfflineJudge
+from pipelines.evaluation.protocols import run_study
+from pipelines.evaluation.runs import references, run_conditions
+from pipelines.evaluation.scores import score_traces, traces
 from pipelines.profiles.bench import augmentation_scaling
+from pipelines.warehouse import Warehouse
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -133,6 +141,27 @@ def episode_throughput(home: Path, doctor: str = "retrieval", repeats: int = 3) 
             "backends_fit_s": round(fit, 3)}
 
 
+def evaluation_speed(home: Path) -> dict:
+    """The whole offline study on the warehouse at ``home`` (it writes its runs there), then the
+    offline judge re-scoring every episode of it."""
+    warehouse = Warehouse(home)
+    store = CaseStore.from_warehouse(warehouse)
+    started = time.perf_counter()
+    study = run_study(warehouse, store, ["all"])
+    seconds = time.perf_counter() - started
+    run_ids = sorted(set(study.runs.values()))
+    episodes = pl.concat([warehouse.read_partition("episodes", r) for r in run_ids])
+    events = pl.concat([warehouse.read_partition("episode_events", r) for r in run_ids])
+    refs = references(warehouse, store)
+    conditions = {r: run_conditions(warehouse, r) for r in run_ids}
+    found = traces(episodes, events)
+    started = time.perf_counter()
+    score_traces(found, refs, conditions, OfflineJudge())
+    scoring = time.perf_counter() - started
+    return {"evaluate_all_s": round(seconds, 3), "study_episodes": episodes.height,
+            "scores_per_s": round(len(found) / scoring, 1)}
+
+
 def scaling_exponent(rows: list[dict]) -> float | None:
     """Least-squares slope of log(curation time) on log(admissions): 1.0 is linear."""
     if len(rows) < 2:
@@ -165,6 +194,8 @@ def main() -> None:
         print(json.dumps({"episodes": episodes}), flush=True)
         llm = measured_apart("benchmarks.llm_overhead:measure", work / f"home-{scales[0]}")
         print(json.dumps({"llm": llm}), flush=True)
+        evaluation = measured_apart("benchmarks.run:evaluation_speed", work / f"home-{scales[0]}")
+        print(json.dumps({"evaluation": evaluation}), flush=True)
     result = {
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
         "synthea_pool_s": round(warmup["seconds"] - rows[0]["curation_s"], 3),
@@ -175,6 +206,9 @@ def main() -> None:
         "episodes_per_s_per_core": episodes["episodes_per_s_per_core"],
         "llm": llm,
         "llm_overhead_ms_per_request": llm["llm_overhead_ms_per_request"],
+        "evaluation": evaluation,
+        "evaluate_all_s": evaluation["evaluate_all_s"],
+        "scores_per_s": evaluation["scores_per_s"],
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "latest.json").write_text(json.dumps(result, indent=2) + "\n")

@@ -19,6 +19,7 @@ import dagster as dg
 
 import assets as assets_package
 from assets.episodes import EPISODE_GROUP, episodes_job
+from assets.study import STUDY_GROUP, evaluate_job
 from pipelines.config import Settings
 from pipelines.resources import ClinverseResource, resources_from_env
 from pipelines.sources.registry import NAMES as SOURCE_GROUPS
@@ -28,9 +29,9 @@ JOB = "build"
 
 
 def build_selection(sources: list[str]) -> dg.AssetSelection:
-    """Every asset but the staging groups of the sources not configured and the episode runs."""
+    """Every asset but the staging groups of the sources not configured, the episode runs and the study."""
     unconfigured = [g for g in SOURCE_GROUPS if g not in sources]
-    selection = dg.AssetSelection.all() - dg.AssetSelection.groups(EPISODE_GROUP)
+    selection = dg.AssetSelection.all() - dg.AssetSelection.groups(EPISODE_GROUP, STUDY_GROUP)
     if unconfigured:
         selection = selection - dg.AssetSelection.groups(*unconfigured)
     return selection
@@ -86,6 +87,6 @@ def make_definitions(settings: Settings | None = None,
         assets=dg.load_assets_from_modules(modules),
         asset_checks=dg.load_asset_checks_from_modules(modules),
         resources=dict(resources),
-        jobs=[job, episodes_job],
+        jobs=[job, episodes_job, evaluate_job],
         sensors=[new_source_data],
     )

@@ -294,6 +294,53 @@ def _stress_test(args: argparse.Namespace) -> int:
     return 0
 
 
+def _evaluate(args: argparse.Namespace) -> int:
+    import polars as pl
+
+    from pipelines.episodes.store import CaseStore
+    from pipelines.evaluation.protocols import run_study, study_order
+    from pipelines.report.page import write_report
+    from pipelines.warehouse import Warehouse, WarehouseError
+
+    try:
+        order = study_order([args.protocol])
+        warehouse = Warehouse(_home(args))
+        store = CaseStore.from_warehouse(warehouse)
+    except (KeyError, ValueError, WarehouseError) as exc:
+        console.print(f"[bold red]evaluation not started[/]: {exc}")
+        return 2
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TimeElapsedColumn(), console=console) as bar:
+        task = bar.add_task(", ".join(order), total=None)
+
+        def progress(label: str, done: int, total: int) -> None:
+            bar.update(task, description=f"{label} ({args.doctor})", completed=done, total=total)
+
+        try:
+            study = run_study(warehouse, store, order, doctor=args.doctor, preset=args.preset, seed=args.seed,
+                              stages=args.stages, progress=progress)
+        except ValueError as exc:
+            console.print(f"[bold red]evaluation not run[/]: {exc}")
+            return 2
+    arms = Table("condition", "run", "episodes", "S", "U", "block accuracy", title=f"study: {', '.join(order)}")
+    for label, summary in study.summaries.items():
+        arms.add_row(label, study.runs[label], str(summary["episodes"]), str(summary.get("mean_s", "")),
+                     str(summary.get("mean_u", "")), str(summary["block_accuracy"]))
+    tests = Table("family", "comparison", "endpoint", "n", "effect", "95 % interval", "p (Holm)",
+                  title="paired statistics (stat_tests)")
+    for row in study.stat_tests.filter(pl.col("endpoint").is_in(["score_s", "utility_u"])).iter_rows(named=True):
+        interval = "" if row["ci_low"] is None else f"{row['ci_low']:.3f} .. {row['ci_high']:.3f}"
+        tests.add_row(row["family"], row["comparison"], row["endpoint"], str(row["n"]),
+                      "" if row["effect"] is None else f"{row['effect']:.3f}", interval,
+                      "" if row["p_holm"] is None else f"{row['p_holm']:.3g}")
+    out = Console()
+    out.print(arms)
+    out.print(tests)
+    written = write_report(warehouse.home, warehouse.home / "reports" / "evaluation.html")
+    console.print(f"report: {written.path}")
+    return 0
+
+
 def _report(args: argparse.Namespace) -> int:
     from pipelines.report.page import write_report
     from pipelines.warehouse import Warehouse
@@ -354,6 +401,17 @@ def parser() -> argparse.ArgumentParser:
     st = sub.add_parser("stress-test", help="the boundary stress test of the patient simulator over every case")
     st.add_argument("--home", help=f"warehouse folder (env {config.ENV_HOME}, default ./warehouse)")
     st.set_defaults(func=_stress_test)
+
+    ev = sub.add_parser("evaluate", help="the evaluation protocols (stream, held-out, MDT): runs, scores, paired "
+                                        "statistics (stat_tests) and the report")
+    ev.add_argument("--home", help=f"warehouse folder (env {config.ENV_HOME}, default ./warehouse)")
+    ev.add_argument("--protocol", default="all", choices=["stream", "heldout", "mdt", "all"],
+                    help="which protocol (held-out also plays the stream it starts from; default all)")
+    ev.add_argument("--doctor", default="retrieval", choices=["full_info", "retrieval", "random"])
+    ev.add_argument("--preset", default="clinverse", choices=["medevoeval", "clinverse"])
+    ev.add_argument("--stages", type=int, default=10, help="stages of the case stream (learning curves; default 10)")
+    ev.add_argument("--seed", type=int, default=7)
+    ev.set_defaults(func=_evaluate)
 
     r = sub.add_parser("report", help="the evaluation report: one self-contained HTML file")
     r.add_argument("--home", help=f"warehouse folder (env {config.ENV_HOME}, default ./warehouse)")

@@ -38,13 +38,18 @@ def test_one_build_job_holds_every_stage_and_nothing_in_it_is_partitioned():
     graph = defs.resolve_asset_graph()
     build = _keys(defs.resolve_job_def("build").asset_layer.selected_asset_keys)
     assert {"case_skeleton", "cases", "synthea_pool", "profiles", "rejects", "leakage_removals", "stress_test"} <= build
-    assert [job.name for job in defs.resolve_all_job_defs() if not job.name.startswith("__")] == ["build", "episodes"]
+    assert [job.name for job in defs.resolve_all_job_defs() if not job.name.startswith("__")] == ["build", "episodes",
+                                                                                                   "evaluate"]
     assert all(graph.get(dg.AssetKey.from_user_string(key)).partitions_def is None for key in build)
     assert defs.resolve_job_def("build").partitions_def is None
-    # Episode runs and their scores are the only partitioned assets (one partition per run), in their own job.
+    # Episode runs and their scores (one partition per run) and the study (one per protocol) are the only
+    # partitioned assets, each in its own job; the study's report is outside the build too.
     partitioned = {k.to_user_string() for k in graph.get_all_asset_keys() if graph.get(k).partitions_def is not None}
-    assert partitioned == {"runs", "episodes", "episode_events", "llm_requests", "memory_cards", "episode_scores"}
-    assert _keys(defs.resolve_job_def("episodes").asset_layer.selected_asset_keys) == partitioned
+    runs = {"runs", "episodes", "episode_events", "llm_requests", "memory_cards", "episode_scores"}
+    assert partitioned == runs | {"stat_tests"}
+    assert _keys(defs.resolve_job_def("episodes").asset_layer.selected_asset_keys) == runs
+    assert _keys(defs.resolve_job_def("evaluate").asset_layer.selected_asset_keys) == {"stat_tests"}
+    assert "evaluation_report" not in build
     assert {k.to_user_string() for k in graph.get(dg.AssetKey("synthea_pool")).parent_keys} == {"cases"}
     assert "synthea_pool" in {k.to_user_string() for k in graph.get(dg.AssetKey("profiles")).parent_keys}
 

@@ -11,8 +11,9 @@ A candidate case is kept when a doctor has something to start from and something
    recorded result of an exam that ``exam_associations.csv`` associates with the primary code
    (stage ``diagnosis_evidence``). SICdb ships no reference ranges: no result of it is abnormal
    or normal, so the rule cannot judge its cases (they are structured-only, item 4);
-4. for a record source (MIMIC-IV, SICdb: ``Source.record``), an opening complaint: a disclosed ``chief_complaint`` unit, from the
-   discharge note or ED triage (stage ``opening_complaint``). ``Settings.structured_only`` (env
+4. for a record source (MIMIC-IV, SICdb: ``Source.record``), an opening complaint: a disclosed
+   ``chief_complaint`` unit, from the discharge note or ED triage (stage ``opening_complaint``).
+   ``Settings.structured_only`` (env
    ``CLINVERSE_STRUCTURED_ONLY``) names the sources whose cases without one are kept anyway,
    marked ``structured_only``; a MedQA vignette opens with its complaint by construction.
 

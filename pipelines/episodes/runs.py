@@ -43,6 +43,7 @@ from pipelines.evaluation.memory.runs import WriteBack, open_bank
 from pipelines.evaluation.runs import SCORES, has_rubrics, references, score_run
 from pipelines.evaluation.scores import SUMMARY, Conditions
 from pipelines.evaluation.scores import summary as scores_summary
+from pipelines.evaluation.stages import STUDY
 from pipelines.warehouse import Warehouse
 from schemas.runs import MEMORY_MODES
 
@@ -58,7 +59,8 @@ class RunSpec:
     patient: str = "offline"
     preset: str = DEFAULT_PRESET
     split: str = "test"
-    cases: int | None = None  # the first N cases of the split (by case_id); None: all
+    cases: int | None = None  # N cases of the split (by case_id) from ``offset`` on; None: all from there
+    offset: int = 0  # cases of the split (by case_id) left out before them
     condition: str = "baseline"
     seed: int = DEFAULT_SEED
     run_id: str | None = None
@@ -67,6 +69,9 @@ class RunSpec:
     memory_from: str | None = None  # the run a prepopulated or frozen bank starts from
     memory_k: int | None = None  # cards shown per decision (None: top_k of data/memory_cards.yaml)
     manager: str = "offline"  # who writes the cards: offline (templates) or llm
+    mdt: bool = True  # False: the consultant may not be called (mdt_calls = 0)
+    study: str | None = None  # the evaluation protocol the run belongs to (pipelines/evaluation/protocols.py)
+    stages: int | None = None  # the study's stages over the run's case stream (runs.config "study")
 
     def __post_init__(self) -> None:
         for role, value, known in (("doctor", self.doctor, DOCTORS_LLM), ("patient simulator", self.patient, PATIENTS_LLM),
@@ -83,8 +88,12 @@ class RunSpec:
             raise ValueError("--memory-k is the number of cards shown per decision (>= 1), with memory on")
         if self.manager != "offline" and self.memory not in ("empty", "prepopulated"):
             raise ValueError("--manager writes cards into a writable bank: use it with --memory empty or prepopulated")
+        if (self.study is None) != (self.stages is None) or (self.stages is not None and self.stages < 1):
+            raise ValueError("a study run names its protocol and its stages (>= 1) together")
         if self.split not in ("train", "test"):
             raise ValueError(f"split must be train or test, not {self.split!r}")
+        if self.offset < 0 or (self.cases is not None and self.cases < 0):
+            raise ValueError("cases and offset count cases: use numbers >= 0")
         if self.run_id is not None and (not RUN_ID.match(self.run_id) or re.search(r"-\d{5}$", self.run_id)):
             raise ValueError(f"run id {self.run_id!r}: use letters, digits, '.', '_' and single '-', "
                              "not ending in -NNNNN (that suffix numbers batch files)")
@@ -93,24 +102,30 @@ class RunSpec:
     def id(self) -> str:
         if self.run_id:
             return self.run_id
-        size = f"n{self.cases}" if self.cases is not None else "all"
+        size = (f"n{self.cases}" if self.cases is not None else "all") + (f"o{self.offset}" if self.offset else "")
         consultant = "" if self.consultant == "offline" else f"-mdt.{self.consultant}"
         memory = "" if self.memory == "off" else "-mem." + ".".join(
             [self.memory, *([hashlib.sha256(self.memory_from.encode()).hexdigest()[:8]] if self.memory_from else []),
              *([f"k{self.memory_k}"] if self.memory_k else []), *([self.manager] if self.manager != "offline" else [])])
-        return (f"{self.doctor}-{self.patient}{consultant}-{self.preset}-{self.split}-{size}-{self.condition}"
-                f"-s{self.seed}{memory}")
+        return (f"{self.doctor}-{self.patient}{consultant}{'' if self.mdt else '-nomdt'}-{self.preset}-{self.split}"
+                f"-{size}-{self.condition}-s{self.seed}{memory}")
 
     @property
     def llm_roles(self) -> tuple[str, ...]:
         return llm_roles(self.doctor, self.patient, self.consultant)
 
     def selection(self) -> str:
-        return f"{self.split} split, {'all cases' if self.cases is None else f'first {self.cases} by case_id'}"
+        start = f" after the first {self.offset}" if self.offset else ""
+        return f"{self.split} split, {'all cases' if self.cases is None else f'{self.cases} by case_id'}{start}"
 
     @property
     def top_k(self) -> int:
         return self.memory_k or card_settings().top_k
+
+    @property
+    def overrides(self) -> dict[str, int]:
+        """Episode settings the spec changes in its preset."""
+        return {} if self.mdt else {"mdt_calls": 0}
 
 
 @dataclass(frozen=True)
@@ -125,7 +140,7 @@ ProgressFn = Callable[[int, int], None]  # (episodes done, episodes in the run)
 
 
 def run_cases(store: CaseStore, spec: RunSpec) -> list[str]:
-    case_ids = store.case_ids(spec.split)
+    case_ids = store.case_ids(spec.split)[spec.offset:]
     return case_ids if spec.cases is None else case_ids[: spec.cases]
 
 
@@ -154,6 +169,8 @@ def run(warehouse: Warehouse, store: CaseStore, spec: RunSpec, progress: Progres
     todo = [c for c in case_ids if c not in done]
     runs = player.runs_row(spec.selection())
     config = json.loads(runs["config"].item()) | {"spec": wanted}
+    if spec.study:  # the ordered stream its stages split (pipelines/evaluation/stages.py)
+        config[STUDY] = {"protocol": spec.study, "stages": spec.stages, "stream": case_ids}
     warehouse.write("runs", runs.with_columns(pl.lit(json.dumps(config, sort_keys=True)).alias("config")),
                     partition=run_id)
     next_batch = len(warehouse.partition_files("episodes", run_id))
@@ -232,7 +249,7 @@ class _OfflinePlayer:
 
     def __init__(self, store: CaseStore, spec: RunSpec, memory: Memory | None = None):
         self.spec = spec
-        self.settings = EpisodeSettings(store, spec.preset, spec.seed, memory=memory)
+        self.settings = EpisodeSettings(store, spec.preset, spec.seed, memory=memory, **spec.overrides)
 
     def runs_row(self, selection: str) -> pl.DataFrame:
         s = self.spec
@@ -260,8 +277,8 @@ class _LLMPlayer:
         from pipelines.episodes.llm.driver import llm_run_row
 
         s = self.spec
-        return llm_run_row(EpisodeSettings(self.store, s.preset, s.seed), s.id, s.doctor, s.patient, s.consultant,
-                           s.condition, selection, self.llm, memory=_memory_of(s))
+        return llm_run_row(EpisodeSettings(self.store, s.preset, s.seed, **s.overrides), s.id, s.doctor, s.patient,
+                           s.consultant, s.condition, selection, self.llm, memory=_memory_of(s))
 
     def batch_size(self, batch: int) -> int:
         return max(batch, 2 * self.llm.max_in_flight)  # enough episodes to keep every request slot busy
@@ -271,7 +288,7 @@ class _LLMPlayer:
 
         s = self.spec
         done = run_llm_episodes(self.store, s.doctor, s.patient, s.preset, case_ids, s.seed, s.id, llm=self.llm,
-                                consultant=s.consultant, condition=s.condition, memory=self.memory)
+                                consultant=s.consultant, condition=s.condition, memory=self.memory, **s.overrides)
         return done.episodes, done.events, done.requests
 
     def play_one(self, case_id: str) -> tuple[EpisodeResult, pl.DataFrame]:
