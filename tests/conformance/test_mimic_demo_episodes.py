@@ -41,15 +41,25 @@ def test_every_test_case_gets_an_episode_from_each_offline_doctor(played):
         assert run_summary(played, store, run_id)["episodes"] == len(test_cases)
 
 
+AGAIN = 8  # cases replayed for the same-seed check
+
+
 def test_the_same_seed_gives_the_same_trace(played):
-    assert main(["episodes", "--home", str(played.home), "--doctor", "retrieval", "--run-id", "again"]) == 0
+    """The first cases again, as a run of their own: each case's trace is the one the whole run recorded."""
+    assert main(["episodes", "--home", str(played.home), "--doctor", "retrieval", "--cases", str(AGAIN),
+                 "--run-id", "again"]) == 0
 
-    def trace(run_id: str) -> pl.DataFrame:
+    def trace(run_id: str, cases: pl.DataFrame | None = None) -> pl.DataFrame:
         events = played.read_partition("episode_events", run_id)
-        cases = played.read_partition("episodes", run_id).select("episode_id", "case_id")
-        return events.join(cases, on="episode_id").select("case_id", *TRACE).sort("case_id", "turn", "actor", "content")
+        episodes = played.read_partition("episodes", run_id).select("episode_id", "case_id")
+        if cases is not None:
+            episodes = episodes.join(cases, on="case_id", how="semi")
+        return events.join(episodes, on="episode_id").select("case_id", *TRACE).sort("case_id", "turn", "actor",
+                                                                                      "content")
 
-    assert trace(RunSpec(doctor="retrieval").id).equals(trace("again"))
+    again = trace("again")
+    assert again["case_id"].n_unique() == AGAIN
+    assert trace(RunSpec(doctor="retrieval").id, again.select("case_id").unique()).equals(again)
 
 
 def test_the_stress_test_discloses_nothing_dual_layer_with_self_check(real_demo_warehouse):

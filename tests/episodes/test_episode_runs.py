@@ -25,6 +25,10 @@ def home(demo_home, tmp_path):
     return shutil.copytree(demo_home, tmp_path / "home", symlinks=True)
 
 
+# No results predictor to fit: each CLI call fits the shared backends afresh, ClinLab the slowest.
+FAST_PRESET = "medevoeval"
+
+
 class Interrupted(Exception):
     pass
 
@@ -42,14 +46,14 @@ def _interrupt_after(batches: int):
 
 def test_an_interrupted_run_resumes_and_gives_the_same_trace(home):
     warehouse, store = Warehouse(home), CaseStore.from_home(home)
-    spec = RunSpec(doctor="retrieval", cases=6)
+    spec = RunSpec(doctor="retrieval", cases=6, preset=FAST_PRESET)
     with pytest.raises(Interrupted):
         run(warehouse, store, spec, progress=_interrupt_after(1), batch=2)
     assert warehouse.read_partition("episodes", spec.id).height == 2
     resumed = run(warehouse, store, spec, batch=2)
     assert (resumed.total, resumed.new, resumed.resumed) == (6, 4, 2)
     assert run(warehouse, store, spec).new == 0  # a finished run is not run again
-    whole = run(warehouse, store, RunSpec(doctor="retrieval", cases=6, run_id="whole"), batch=6)
+    whole = run(warehouse, store, RunSpec(doctor="retrieval", cases=6, run_id="whole", preset=FAST_PRESET), batch=6)
     assert whole.new == 6
     keep = ["turn", "actor", "action", "content", "test_name", "match_type", "unit_ids", "self_check", "error"]
     by_case = lambda run_id: warehouse.read_partition("episode_events", run_id).join(  # noqa: E731
@@ -60,16 +64,16 @@ def test_an_interrupted_run_resumes_and_gives_the_same_trace(home):
 
 def test_a_run_id_reused_with_other_settings_is_refused(home):
     warehouse, store = Warehouse(home), CaseStore.from_home(home)
-    run(warehouse, store, RunSpec(doctor="random", cases=2, run_id="mine"))
+    run(warehouse, store, RunSpec(doctor="random", cases=2, run_id="mine", preset=FAST_PRESET))
     with pytest.raises(ValueError, match="exists with another configuration"):
-        run(warehouse, store, RunSpec(doctor="random", cases=2, seed=99, run_id="mine"))
+        run(warehouse, store, RunSpec(doctor="random", cases=2, seed=99, run_id="mine", preset=FAST_PRESET))
     with pytest.raises(ValueError, match="not ending in -NNNNN"):
         RunSpec(doctor="random", run_id="mine-00001")
 
 
 def test_traces_export_as_json_lines_and_the_summary_scores_blocks(home, tmp_path):
     warehouse, store = Warehouse(home), CaseStore.from_home(home)
-    written = run(warehouse, store, RunSpec(doctor="full_info", cases=5))
+    written = run(warehouse, store, RunSpec(doctor="full_info", cases=5, preset=FAST_PRESET))
     lines = export_jsonl(warehouse, written.run_id, tmp_path / "trace.jsonl")
     records = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text().splitlines()]
     assert lines == len(records) == 5
@@ -83,7 +87,8 @@ def test_the_episode_asset_is_partitioned_by_run(home):
     instance.add_dynamic_partitions(EPISODE_RUNS.name, ["ui-run"])
     result = dg.materialize([episode_run], partition_key="ui-run", instance=instance,
                             resources={"clinverse": ClinverseResource(home=str(home))},
-                            run_config={"ops": {"episode_run": {"config": {"doctor": "random", "cases": 4}}}})
+                            run_config={"ops": {"episode_run": {"config": {"doctor": "random", "cases": 4,
+                                                                           "preset": FAST_PRESET}}}})
     assert result.success
     metadata = result.asset_materializations_for_node("episode_run")
     assert {m.asset_key.to_user_string() for m in metadata} == {"runs", "episodes", "episode_events", "llm_requests",
@@ -109,7 +114,7 @@ def test_the_stress_test_asset_and_its_check(home):
 
 
 def test_clinverse_episodes_runs_resumes_and_prints_a_summary(home, capsys):
-    args = ["episodes", "--home", str(home), "--doctor", "retrieval", "--cases", "3"]
+    args = ["episodes", "--home", str(home), "--doctor", "retrieval", "--cases", "3", "--preset", FAST_PRESET]
     assert main(args) == 0
     assert main(args) == 0
     captured = capsys.readouterr()
@@ -129,8 +134,8 @@ def _doctor(body):
 
 
 def test_clinverse_episodes_drives_an_llm_doctor_writes_its_ledger_and_resumes(home, monkeypatch, capsys):
-    args = ["episodes", "--home", str(home), "--doctor", "llm", "--cases", "3"]
-    run_id = RunSpec(doctor="llm", cases=3).id
+    args = ["episodes", "--home", str(home), "--doctor", "llm", "--cases", "3", "--preset", FAST_PRESET]
+    run_id = RunSpec(doctor="llm", cases=3, preset=FAST_PRESET).id
     with FakeOpenAI(_doctor) as server:
         monkeypatch.setenv("CLINVERSE_LLM_BASE_URL", server.base_url)
         monkeypatch.setenv("CLINVERSE_LLM_MODEL", "doctor-model")
