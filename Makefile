@@ -27,10 +27,12 @@ $(INSTALLED): pyproject.toml constraints.txt | python
 	$(VENV)/bin/pip install $(PIP_FLAGS) -c constraints.txt -e '.[test]'
 	touch $@
 
-# Build every asset (the stress test included), then run the three offline doctors on the test cases.
+# Build every asset (the stress test included), run the three offline doctors on the test cases,
+# then the evaluation study (stream, held-out, MDT) and its report (warehouse/reports/evaluation.html).
 demo: $(INSTALLED)
 	$(VENV)/bin/clinverse build
 	for doctor in full_info retrieval random; do $(VENV)/bin/clinverse episodes --doctor $$doctor || exit 1; done
+	$(VENV)/bin/clinverse evaluate
 
 # The whole suite, with its wall time (CI runs this; it stays under 10 minutes on 2 cores).
 test: $(INSTALLED)

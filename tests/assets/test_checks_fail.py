@@ -287,21 +287,22 @@ def _miscount_the_units_of_a_case(home: Path) -> None:
     _put(home, "cases", _set(_read(home, "cases"), pl.col("case_id") == kept["case_id"], n_units=kept["n_units"] + 1))
 
 
+def _set_units_of(home: Path, case_id: str, where: pl.Expr, **values) -> None:
+    units = _read(home, "information_units")
+    _put(home, "information_units", _set(units, (pl.col("case_id") == case_id) & where, **values))
+
+
 def _take_the_diagnosis_evidence_of_a_kept_case(home: Path) -> None:
     """Its key units become supporting and its results normal: the counts stay, the evidence goes."""
     kept = _a_kept_mimic_case(home)["case_id"]
-    units = _read(home, "information_units")
-    _put(home, "information_units", _set(units, (pl.col("case_id") == kept) & (pl.col("importance") == "key"),
-                                         importance="supporting"))
+    _set_units_of(home, kept, pl.col("importance") == "key", importance="supporting")
     _put(home, "exam_results", _set(_read(home, "exam_results"), pl.col("case_id") == kept, abnormal=False))
 
 
 def _reword_the_complaint_of_a_kept_case_and_mark_it(home: Path) -> None:
     """Its chief complaint becomes HPI and the case is marked structured-only, which mimic_iv does not allow by default."""
     kept = _a_kept_mimic_case(home)["case_id"]
-    units = _read(home, "information_units")
-    _put(home, "information_units", _set(units, (pl.col("case_id") == kept) & (pl.col("category") == "chief_complaint"),
-                                         category="hpi"))
+    _set_units_of(home, kept, pl.col("category") == "chief_complaint", category="hpi")
     _put(home, "cases", _set(_read(home, "cases"), pl.col("case_id") == kept, structured_only=True))
 
 
