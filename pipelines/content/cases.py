@@ -30,13 +30,11 @@ import polars as pl
 import schemas
 from pipelines.content.associations import FILE as ASSOCIATIONS_FILE
 from pipelines.content.associations import associated_exams
-from pipelines.sources.registry import SOURCES
+from pipelines.sources.registry import FLAGGED_SOURCES, RECORD_SOURCES
 
 SUFFICIENCY = "evidence_sufficiency"
 DIAGNOSIS_EVIDENCE = "diagnosis_evidence"
 OPENING_COMPLAINT = "opening_complaint"
-RECORD_SOURCES = [s.name for s in SOURCES if s.record]
-FLAGGED_SOURCES = [s.name for s in SOURCES if s.flags_results]
 COUNTS = ("n_units", "n_hidden", "n_exams", "n_complaints", "n_key_hidden", "n_associated_exams")
 
 
@@ -68,6 +66,18 @@ def evidence_counts(skeleton: pl.DataFrame, units: pl.LazyFrame, exams: pl.LazyF
             .join(associated, on="case_id", how="full", coalesce=True).collect())
 
 
+def lacks_diagnosis_evidence() -> pl.Expr:
+    """Rule 3 fails, over :func:`evidence_counts` columns: a flagged-source case without a hidden key
+    unit or an associated abnormal exam."""
+    return (pl.col("source").is_in(FLAGGED_SOURCES) & (pl.col("n_key_hidden") == 0)
+            & (pl.col("n_associated_exams") == 0))
+
+
+def lacks_complaint() -> pl.Expr:
+    """A record-source case without a disclosed chief complaint (rule 4; kept only as structured-only)."""
+    return pl.col("source").is_in(RECORD_SOURCES) & (pl.col("n_complaints") == 0)
+
+
 def thresholds(sufficiency: dict[str, tuple[int, int]]) -> pl.DataFrame:
     """The per-source rule as a frame to join on ``source``."""
     return pl.DataFrame(
@@ -86,11 +96,8 @@ def curate(skeleton: pl.DataFrame, skeleton_exclusions: pl.DataFrame, presentati
         .join(thresholds(sufficiency), on="source", how="left")
         .with_columns(pl.col(*COUNTS).fill_null(0))
     )
-    record = pl.col("source").is_in(RECORD_SOURCES)
     short = (pl.col("n_hidden") < pl.col("min_hidden_units")) | (pl.col("n_exams") < pl.col("min_exams"))
-    unassociated = (pl.col("source").is_in(FLAGGED_SOURCES) & (pl.col("n_key_hidden") == 0)
-                    & (pl.col("n_associated_exams") == 0))
-    no_complaint = record & (pl.col("n_complaints") == 0)
+    unassociated, no_complaint = lacks_diagnosis_evidence(), lacks_complaint()
     rules = [
         (pl.col("presentation").is_null(), "presentation", pl.lit("no opening presentation could be composed")),
         (short, SUFFICIENCY, pl.format(

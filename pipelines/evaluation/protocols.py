@@ -4,10 +4,10 @@ run of the chosen doctor labelled by its condition (``episodes.condition``: E0 .
 M0). Arms of a protocol play the same cases in the same order, so they pair by case; an arm may
 start its memory from an earlier arm's bank (``from``), within the protocol or one it ``needs``.
 
-:func:`run_study` plays every arm (resuming what is written: the run ids are derived from the
-study, so a rerun continues), scores each run with the offline judge, and computes the
-protocol's ``stat_tests`` rows over the Holm families of data/statistics.yaml, with each
-episode's stage from its run's stream (pipelines/evaluation/stages.py).
+:func:`run_study` plays every arm as `clinverse episodes` does (resuming what is written: the run
+ids are derived from the study, so a rerun continues; traces exported, each run scored by the
+offline judge), and computes the protocol's ``stat_tests`` rows over the Holm families of
+data/statistics.yaml, with each episode's stage from its run's stream (pipelines/evaluation/stages.py).
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ import polars as pl
 
 import schemas
 from pipelines.datafiles import DataFileError, yaml_mapping
-from pipelines.episodes.runs import RunSpec, run, run_summary
+from pipelines.episodes.runs import RunSpec, run_and_export
 from pipelines.episodes.settings import DEFAULT_PRESET, DEFAULT_SEED
 from pipelines.episodes.store import CaseStore
-from pipelines.evaluation.runs import SCORES, has_rubrics, references, score_run
+from pipelines.evaluation.runs import SCORES, has_rubrics
 from pipelines.evaluation.stages import episode_stages
 from pipelines.evaluation.stats import declared_families, stat_table
 from pipelines.warehouse import Warehouse
@@ -135,18 +135,15 @@ def run_study(warehouse: Warehouse, store: CaseStore, names: Sequence[str], doct
     if not has_rubrics(warehouse):
         raise ValueError(f"the warehouse at {warehouse.home} has no case_rubrics / case_exam_targets to score "
                          "against: build it first (clinverse build)")
-    refs = references(warehouse, store)
     run_ids: dict[str, str] = {}
     summaries: dict[str, dict[str, object]] = {}
     tables = []
     for name in study_order(names):
         for arm in protocols()[name].arms:
             spec = arm_spec(store, name, arm, doctor, preset, seed, stages, run_ids)
-            run(warehouse, store, spec, None if progress is None else
-                (lambda done, total, label=arm.label: progress(label, done, total)))
-            score_run(warehouse, spec.id, refs=refs)
+            told = None if progress is None else (lambda done, total, label=arm.label: progress(label, done, total))
+            _, summaries[arm.label], _ = run_and_export(warehouse, store, spec, told)
             run_ids[arm.label] = spec.id
-            summaries[arm.label] = run_summary(warehouse, store, spec.id)
         played = [run_ids[a.label] for a in protocols()[name].arms]
         table = stat_table(*_scored(warehouse, played), declared_families(name))
         warehouse.write(TABLE, table, partition=name)

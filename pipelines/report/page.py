@@ -192,6 +192,7 @@ class ReportWritten:
     path: Path
     sections: int
     with_data: int
+    summaries: Summaries  # what the page shows, for callers that also publish it (the report asset)
 
 
 def write_report(home: Path | str, out: Path | str) -> ReportWritten:
@@ -201,4 +202,4 @@ def write_report(home: Path | str, out: Path | str) -> ReportWritten:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_report(summaries), encoding="utf-8")
     sections = wording().sections
-    return ReportWritten(path, len(sections), sum(_has_data(s, summaries) for s in sections))
+    return ReportWritten(path, len(sections), sum(_has_data(s, summaries) for s in sections), summaries)

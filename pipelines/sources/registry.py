@@ -74,6 +74,8 @@ SOURCES: tuple[Source, ...] = (
 )
 BY_NAME: dict[str, Source] = {s.name: s for s in SOURCES}
 NAMES: tuple[str, ...] = tuple(BY_NAME)
+RECORD_SOURCES: tuple[str, ...] = tuple(s.name for s in SOURCES if s.record)
+FLAGGED_SOURCES: tuple[str, ...] = tuple(s.name for s in SOURCES if s.flags_results)
 
 
 def titles(names: list[str] | tuple[str, ...]) -> str:
