@@ -22,9 +22,10 @@ python:
 	  exit 1; \
 	fi
 
-$(INSTALLED): pyproject.toml constraints.txt | python
+# clinverse, and the verifiers environment package over it (vf-eval clinverse-env).
+$(INSTALLED): pyproject.toml constraints.txt environments/clinverse_env/pyproject.toml | python
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install $(PIP_FLAGS) -c constraints.txt -e '.[test]'
+	$(VENV)/bin/pip install $(PIP_FLAGS) -c constraints.txt -e '.[test]' -e environments/clinverse_env
 	touch $@
 
 # Build every asset (the stress test included), run the three offline doctors on the test cases,

@@ -341,6 +341,66 @@ def _evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rejudge(args: argparse.Namespace) -> int:
+    from pipelines.episodes.llm.config import LLMConfig
+    from pipelines.episodes.llm.egress import EgressRefused
+    from pipelines.evaluation.rejudge import rejudge
+    from pipelines.warehouse import Warehouse, WarehouseError
+
+    try:
+        llm = None
+        if args.judge == "llm":
+            llm = LLMConfig.from_env()
+            llm.role("judge")  # an unconfigured judge fails here, before any trace is read
+        row = rejudge(Warehouse(_home(args)), args.run, args.judge, repeat=args.repeat, llm=llm)
+    except (KeyError, ValueError, config.SettingError, WarehouseError, EgressRefused) as exc:
+        console.print(f"[bold red]rejudge not run[/]: {exc}")
+        return 2
+    table = Table("statistic", "value", title=f"judge agreement ({row['kind']}): {row['first']} vs {row['second']}")
+    for key, value in row.items():
+        table.add_row(key, "" if value is None else str(value))
+    Console().print(table)
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    import polars as pl
+
+    from pipelines.training.export import DataUseNotAcknowledged, ExportSettings, export
+    from pipelines.warehouse import Warehouse, WarehouseError
+
+    out = Path(args.out).resolve()
+    threshold = {} if args.min_score is None else {"min_score": args.min_score}
+    try:
+        settings = ExportSettings(tuple(args.run or ()), acknowledge_data_use=args.acknowledge_data_use, **threshold)
+        with Progress(TextColumn("[bold]export"), BarColumn(), TextColumn("{task.completed}/{task.total} episodes"),
+                      TimeElapsedColumn(), console=console) as bar:
+            task = bar.add_task("episodes", total=None)
+            written = export(Warehouse(_home(args)), out, settings,
+                             progress=lambda done, total: bar.update(task, completed=done, total=total))
+    except DataUseNotAcknowledged as exc:
+        console.print(f"[bold red]export refused[/]: {exc}")
+        return 2
+    except (ValueError, WarehouseError) as exc:
+        console.print(f"[bold red]export not written[/]: {exc}")
+        return 2
+    runs = written.trajectories["run_id"].n_unique()
+    table = Table("split", "trajectories", "step samples", title=f"export: {runs} run(s), samples from S >= "
+                  f"{settings.min_score}")
+    for split in ("train", "test"):
+        table.add_row(split, str(written.trajectories.filter(pl.col("split") == split).height),
+                      str(written.samples.filter(pl.col("split") == split).height))
+    Console().print(table)
+    if written.excluded:
+        console.print("episodes without step samples: "
+                      + ", ".join(f"{n} {why}" for why, n in sorted(written.excluded.items())))
+    if written.restricted:
+        console.print(f"[bold]data use restriction[/]: content derived from {', '.join(written.restricted)}; "
+                      f"share it only as {out / 'README.md'} says")
+    console.print(f"files and dataset card: {out}")
+    return 0
+
+
 def _report(args: argparse.Namespace) -> int:
     from pipelines.report.page import write_report
     from pipelines.warehouse import Warehouse
@@ -417,6 +477,28 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--home", help=f"warehouse folder (env {config.ENV_HOME}, default ./warehouse)")
     r.add_argument("--out", required=True, help="where to write the HTML file, e.g. report.html")
     r.set_defaults(func=_report)
+
+    j = sub.add_parser("rejudge", help="grade a stored run again without replaying it: another judge against its "
+                                       "scores, or the same judge twice (judged_scores, judge_agreement)")
+    j.add_argument("--home", help=f"warehouse folder (env {config.ENV_HOME}, default ./warehouse)")
+    j.add_argument("--run", required=True, help="the run id whose traces to grade")
+    j.add_argument("--judge", default="offline", choices=["offline", "llm"],
+                   help="llm: the judge role of CLINVERSE_LLM_* (its egress guard applies)")
+    j.add_argument("--repeat", action="store_true", help="the same judge twice, instead of against the run's scores")
+    j.set_defaults(func=_rejudge)
+
+    x = sub.add_parser("export", help="training datasets: trajectories and step-level decision samples, and their "
+                                      "dataset card")
+    x.add_argument("--home", help=f"warehouse folder (env {config.ENV_HOME}, default ./warehouse)")
+    x.add_argument("--out", required=True, help="folder for trajectories.jsonl/.parquet, step_samples.jsonl/.parquet, "
+                   "README.md")
+    x.add_argument("--run", action="append", metavar="RUN_ID", help="a run to export (repeatable; default: every run)")
+    x.add_argument("--min-score", type=float, help="outcome score S an episode needs to give step samples "
+                   "(default: the judge's pass threshold, 0.7)")
+    x.add_argument("--acknowledge-data-use", action="store_true",
+                   help="write content derived from MIMIC-IV or SICdb: its recipients must hold credentialed access "
+                        "and be bound by the PhysioNet data use agreement")
+    x.set_defaults(func=_export)
 
     q = sub.add_parser("query", help="read-only SQL over the warehouse")
     q.add_argument("sql")

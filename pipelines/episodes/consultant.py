@@ -1,5 +1,6 @@
 """The offline consultant (CALL_MDT): one reviewer who reads what the doctor has seen so far and
-suggests the most likely ICD-10 block, with the nearest training cases' diagnosis in it.
+suggests the most likely ICD-10 block, with the nearest training cases' diagnosis in it (or the
+diagnostic criterion's, pipelines/episodes/knowledge.py).
 
 It holds the training knowledge and the doctor-visible transcript only, never a case view.
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pipelines.episodes.criteria import candidates
 from pipelines.episodes.doctors import doctor_texts
 from pipelines.episodes.knowledge import TrainingKnowledge
 
@@ -21,9 +23,9 @@ class OfflineConsultant:
     def advise(self, question: str, transcript: Sequence[str]) -> str:
         texts = doctor_texts()["consultant"]
         evidence = "\n".join([question, *transcript])
-        sims = self._knowledge.similarities(evidence)
-        if not sims.any():
+        sims, found = self._knowledge.similarities(evidence), candidates(evidence)
+        if not sims.any() and not found:
             return texts["no_evidence"]
-        p = self._knowledge.prediction(sims)
+        p = self._knowledge.prediction(sims, found)
         alternatives = ", ".join(p.alternatives[:ALTERNATIVES]) or texts["no_alternative"]
         return texts["advice"].format(block=p.block, diagnosis=p.diagnosis, code=p.code, alternatives=alternatives)

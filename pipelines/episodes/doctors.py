@@ -2,12 +2,14 @@
 model would, emitting Template B.1 JSON each turn.
 
 * ``full_info``: the reference ceiling; it is handed the patient and exam views (every unit and
-  result, nothing of the manager view), reads them as a clinician's summary (key units and
-  abnormal results) and finalises at once with the nearest training cases' diagnosis.
+  result, nothing of the manager view), finds the nearest training cases to a clinician's summary
+  of them (key units and abnormal results), weighs the diagnostic criteria all of it meets
+  (pipelines/episodes/knowledge.py) and finalises at once, citing the key history and then the
+  most deranged results.
 * ``retrieval``: asks category-driven questions (categories in the order of the important hidden
   history the train split holds in them), orders the tests whose abnormal results are most
   typical of the training cases nearest to what it has heard, calls the consultant once, and
-  finalises with the nearest training cases' diagnosis over the evidence it gathered. With
+  finalises as ``full_info`` does over the evidence it gathered. With
   experience memory it reads the cards it is shown and follows those that fit what it has heard
   (pipelines/episodes/experience.py): a success card's diagnosis and tests, a correction's
   diagnosis and tests to avoid, a rule's early tests and how many questions suffice.
@@ -29,9 +31,11 @@ from pipelines.datafiles import yaml_mapping
 from pipelines.episodes.actions import Action, Ask, CallMdt, Finalize, RequestTest, to_json
 from pipelines.episodes.config import EpisodeConfig
 from pipelines.episodes.experience import Experience
-from pipelines.episodes.knowledge import Prediction, TrainingKnowledge, salient_text
+from pipelines.episodes.criteria import candidates
+from pipelines.episodes.knowledge import Prediction, TrainingKnowledge, evidence_text, salient_text
 from pipelines.episodes.messages import say
-from pipelines.episodes.views import ExamView, PatientView, require_view
+from pipelines.episodes.lab import render
+from pipelines.episodes.views import ExamResult, ExamView, PatientView, require_view
 
 EVIDENCE_ITEMS = 5
 TESTS, MDT = "tests", "mdt"  # plan steps decided when they come up
@@ -78,6 +82,14 @@ def _salient(observations: list[str]) -> list[str]:
     return abnormal + said
 
 
+def _derangement(result: ExamResult) -> float:
+    """How far a result lies outside its reference range, in range widths (0 when unknown)."""
+    value, low, high = result.value_num, result.ref_low, result.ref_high
+    if value is None or low is None or high is None or high <= low:
+        return 0.0
+    return max(low - value, value - high, 0.0) / (high - low)
+
+
 class FullInfoDoctor:
     privileged = True
 
@@ -89,11 +101,16 @@ class FullInfoDoctor:
             raise ValueError("the full_info doctor needs the case's patient and exam views")
         patient, exams = opening.full_case
         units = require_view(patient, PatientView, "FullInfoDoctor").units
-        self._evidence = salient_text(units, require_view(exams, ExamView, "FullInfoDoctor").results)
+        results = require_view(exams, ExamView, "FullInfoDoctor").results
+        self._evidence = salient_text(units, results)
+        self._found = candidates("\n".join([opening.presentation, evidence_text(units, results)]))
+        # What it cites: the key history, then the most deranged results (as a clinician's summary).
+        abnormal = sorted((r for r in results if r.abnormal), key=lambda r: -_derangement(r))
+        self._cited = [u.text for u in units if u.importance == "key"] + [render(r) for r in abnormal]
 
     def act(self, observation: str) -> str:
-        prediction = self._knowledge.predict(self._evidence)
-        return to_json(_final(prediction.diagnosis, prediction.code, _salient([self._evidence])))
+        prediction = self._knowledge.prediction(self._knowledge.similarities(self._evidence), self._found)
+        return to_json(_final(prediction.diagnosis, prediction.code, self._cited or _salient([self._evidence])))
 
 
 class RetrievalDoctor:
@@ -156,7 +173,8 @@ class RetrievalDoctor:
 
     def _next_tests(self, heard: str) -> list[str]:
         if not self._experience:
-            return self._knowledge.informative_tests(heard, self._catalog, self._ordered)[: self._config.tests_per_request]
+            tests = self._knowledge.informative_tests(heard, self._catalog, self._ordered)
+            return tests[: self._config.tests_per_request]
         first, skipped, only_first = self._experience.tests(heard, self._blocks(self._knowledge.predict(heard)))
         first = [t for t in first if t in self._catalog and t not in self._ordered]
         rest = [] if only_first else self._knowledge.informative_tests(heard, self._catalog, self._ordered | skipped)
@@ -169,17 +187,18 @@ class RetrievalDoctor:
 
     def _finalize(self, heard: str) -> Finalize:
         evidence = _salient(self._heard)
-        sims = self._knowledge.similarities(heard)
-        prediction = self._knowledge.prediction(sims)
+        sims, found = self._knowledge.similarities(heard), candidates(heard)
+        prediction = self._knowledge.prediction(sims, found)
         if not self._experience:
             return _final(prediction.diagnosis, prediction.code, evidence)
         recalled = self._experience.successes(heard, self._blocks(prediction))
         if recalled:
             return _final(recalled[0].diagnosis, recalled[0].code, evidence)
         avoided = self._experience.avoided(heard)
-        if prediction.code in avoided:  # the nearest training cases, those with an avoided code left out
+        if prediction.code in avoided:  # the nearest training cases and criteria, avoided codes left out
             kept = np.where(np.isin(self._knowledge.codes, sorted(avoided)), 0.0, sims)
-            prediction = self._knowledge.prediction(kept) if kept.any() else prediction
+            found = [c for c in found if c.criterion.code not in avoided]
+            prediction = self._knowledge.prediction(kept, found) if kept.any() or found else prediction
         return _final(prediction.diagnosis, prediction.code, evidence)
 
 

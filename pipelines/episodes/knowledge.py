@@ -7,6 +7,12 @@ nearest-neighbour index over those documents predicts a primary ICD-10 code for 
 code within the winning block), and ranks examinations by how typical an abnormal result is of
 the cases nearest to the evidence so far, compared with the whole train split (its lift).
 Only train cases are read; a test case's diagnosis never enters.
+
+The vote also hears the textbook (pipelines/episodes/criteria.py): each block a diagnostic
+criterion supports gets ``CRITERIA_WEIGHT`` times that criterion's matched share of the best
+one's. Close precedents outvote it (several similar train cases agreeing sum to more), a lone
+distant neighbour does not, and a block no train case holds can still win, with the criterion's
+code.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 
+from pipelines.episodes.criteria import Candidate, candidates
 from pipelines.episodes.lab import render
 from pipelines.exams.vocabulary import panels
 from pipelines.episodes.retrieval import WORDS, SparseRows, TextVectors
@@ -28,6 +35,7 @@ NEIGHBOURS = 5  # cases voting on the diagnosis
 TEST_NEIGHBOURHOOD = 10  # cases whose abnormal results suggest the tests to order
 ABSENT, RECORDED, ABNORMAL = 0, 1, 2  # an exam's status in a case
 IMPORTANCE_WEIGHT = {"key": 1.0, "supporting": 0.5, "background": 0.1}
+CRITERIA_WEIGHT = 0.5  # the best criterion's vote, against summed cosine similarities
 
 
 def evidence_text(units: Sequence[Unit], results: Sequence[ExamResult]) -> str:
@@ -97,16 +105,24 @@ class TrainingKnowledge:
         return self._matrix.dot(*self._vectors.sparse(evidence))
 
     def predict(self, evidence: str) -> Prediction:
-        return self.prediction(self.similarities(evidence))
+        return self.prediction(self.similarities(evidence), candidates(evidence))
 
-    def prediction(self, sims: np.ndarray) -> Prediction:
-        """The prediction for evidence with these :meth:`similarities`."""
+    def prediction(self, sims: np.ndarray, found: Sequence[Candidate] = ()) -> Prediction:
+        """The prediction for evidence with these :meth:`similarities` and criteria candidates."""
         nearest = np.argsort(-sims, kind="stable")[:NEIGHBOURS]
         votes: Counter[str] = Counter()
         for i in nearest:
             votes[self.blocks[i]] += float(sims[i])
+        textbook: dict[str, Candidate] = {}
+        for c in found:  # best first: each block keeps its best criterion
+            if c.block not in textbook:
+                textbook[c.block] = c
+                votes[c.block] += CRITERIA_WEIGHT * c.matched / found[0].matched
         ranked = sorted(votes, key=lambda b: (-votes[b], b))
-        best = next(i for i in nearest if self.blocks[i] == ranked[0])
+        best = next((i for i in nearest if self.blocks[i] == ranked[0]), None)
+        if best is None:
+            criterion = textbook[ranked[0]].criterion
+            return Prediction(criterion.code, ranked[0], criterion.title, votes[ranked[0]], tuple(ranked[1:]))
         return Prediction(self.codes[best], ranked[0], self.names[best], votes[ranked[0]], tuple(ranked[1:]))
 
     def informative_tests(self, evidence: str, allowed: Sequence[str], exclude: set[str]) -> list[str]:

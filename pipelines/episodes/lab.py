@@ -26,11 +26,13 @@ never a silent "normal".
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import cache
 
 from pipelines.episodes.config import EpisodeConfig
-from pipelines.episodes.messages import say
+from pipelines.episodes.messages import messages, say
 from pipelines.episodes.roles import ClinicalState, LatentPatient, Role
 from pipelines.episodes.views import ExamResult, ExamView, require_view
 from pipelines.exams.catalog import alias_table, name_key
@@ -102,6 +104,62 @@ def render(result: ExamResult) -> str:
         reference = say("lab.reference_unknown")
     flag = {True: "lab.flag_abnormal", False: "lab.flag_normal", None: "lab.flag_unknown"}[result.abnormal]
     return say("lab.result", name=result.exam_name, value=f"{value}{unit}", reference=reference, flag=say(flag))
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A reported result as a reader of :func:`render`'s line sees it."""
+
+    exam: str
+    value: float | None
+    low: float | None
+    high: float | None
+    abnormal: bool | None
+
+    @property
+    def direction(self) -> str | None:
+        """``high`` or ``low`` when the value lies outside its reference range."""
+        if self.value is None:
+            return None
+        if self.high is not None and self.value > self.high:
+            return "high"
+        if self.low is not None and self.value < self.low:
+            return "low"
+        return None
+
+
+_NUMBER = r"(-?\d+(?:\.\d+)?)"
+
+
+@cache
+def _report_line() -> re.Pattern[str]:
+    fields = {"name": r"(?P<name>.+)", "value": r"(?P<value>.*?)", "reference": r"(?P<reference>.*?)",
+              "flag": r"(?P<flag>.*)"}
+    template = re.escape(messages()["lab"]["result"])
+    return re.compile("^" + re.sub(r"\\\{(\w+)\\\}", lambda m: fields[m.group(1)], template) + "$")
+
+
+def _leading(text: str) -> float | None:
+    match = re.match(_NUMBER, text.strip())
+    return float(match.group(1)) if match else None
+
+
+def read(line: str) -> Reading | None:
+    """The result a :func:`render` line reports, or None for any other line: the inverse a doctor
+    reading its reports needs (direction from value and reference range)."""
+    match = _report_line().match(line.strip())
+    if match is None:
+        return None
+    reference, low, high = match.group("reference"), None, None
+    if (both := re.match(_NUMBER + "-" + _NUMBER, reference)) is not None:
+        low, high = float(both.group(1)), float(both.group(2))
+    elif reference.startswith(">="):
+        low = _leading(reference[2:])
+    elif reference.startswith("<="):
+        high = _leading(reference[2:])
+    flag = match.group("flag")
+    abnormal = True if flag == say("lab.flag_abnormal") else False if flag == say("lab.flag_normal") else None
+    return Reading(match.group("name"), _leading(match.group("value")), low, high, abnormal)
 
 
 def _one(requested: str, item: Item) -> LabReport:

@@ -9,6 +9,11 @@ slow replies and timeouts) and the ``usage`` to report. The server records every
 tokens it reported, and the most requests it held at once. :meth:`FakeOpenAI.transport` serves
 the same responder through an in-process ``httpx2.MockTransport`` (no socket at all), for tests
 that need a non-loopback host name to answer.
+
+A reply may carry native ``tool_calls`` (:class:`ToolCall`: a name and its JSON arguments), as
+an agent harness that drives tools through the API expects (the verifiers environment's test);
+a request with ``"stream": true`` gets the same answer as server-sent ``chat.completion.chunk``
+events (the message, then the finish reason, then the usage, then ``[DONE]``).
 """
 
 from __future__ import annotations
@@ -24,11 +29,18 @@ import httpx2
 
 
 @dataclass(frozen=True)
+class ToolCall:
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class Reply:
     content: str = ""
     status: int = 200
     delay: float = 0.0
     usage: tuple[int, int] | None = None  # (prompt, completion) tokens; None: derived from the lengths
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 Responder = Callable[[dict[str, Any]], Reply]
@@ -99,15 +111,21 @@ class FakeOpenAI:
         if reply.status >= 400:
             return reply.status, {"error": {"message": f"scripted {reply.status}", "type": "server_error"}}
         prompt = sum(len(m.get("content") or "") for m in body["messages"]) // 4
-        completion = len(reply.content) // 4 + 1
-        prompt, completion = reply.usage or (prompt, completion)
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+        if reply.tool_calls:
+            message["tool_calls"] = [
+                {"id": f"call_{len(self.requests)}_{i}", "type": "function",
+                 "function": {"name": call.name, "arguments": json.dumps(call.arguments)}}
+                for i, call in enumerate(reply.tool_calls)]
+        completion = (len(reply.content) + sum(len(c["function"]["arguments"]) for c in message.get("tool_calls", [])))
+        prompt, completion = reply.usage or (prompt, completion // 4 + 1)
         with self._lock:
             self.prompt_tokens += prompt
             self.completion_tokens += completion
         return 200, {
             "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion", "created": 0, "model": body["model"],
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.content},
-                         "finish_reason": "stop"}],
+            "choices": [{"index": 0, "message": message,
+                         "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
             "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
         }
 
@@ -118,7 +136,11 @@ class FakeOpenAI:
         def handle(request: httpx2.Request) -> httpx2.Response:
             if not request.url.path.endswith("/chat/completions"):
                 return httpx2.Response(404, json={"error": {"message": "not found"}})
-            status, payload = self.answer(json.loads(request.content))
+            body = json.loads(request.content)
+            status, payload = self.answer(body)
+            if status == 200 and body.get("stream"):
+                return httpx2.Response(200, content=stream_events(payload),
+                                       headers={"Content-Type": "text/event-stream"})
             return httpx2.Response(status, json=payload)
 
         return httpx2.MockTransport(handle)
@@ -126,6 +148,19 @@ class FakeOpenAI:
     def http_client(self, role_config: object) -> httpx2.AsyncClient:
         """An ``http_client`` factory for the driver that answers through :meth:`transport`."""
         return httpx2.AsyncClient(transport=self.transport())
+
+
+def stream_events(completion: dict[str, Any]) -> bytes:
+    """A chat completion as the server-sent events of its streamed form."""
+    head = {k: completion[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+    choice = completion["choices"][0]
+    delta = dict(choice["message"])
+    if "tool_calls" in delta:
+        delta["tool_calls"] = [{"index": i, **call} for i, call in enumerate(delta["tool_calls"])]
+    chunks = [head | {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+              head | {"choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]},
+              head | {"choices": [], "usage": completion["usage"]}]
+    return b"".join(f"data: {json.dumps(c)}\n\n".encode() for c in chunks) + b"data: [DONE]\n\n"
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -138,10 +173,11 @@ class _Handler(BaseHTTPRequestHandler):
             status, payload = 404, {"error": {"message": "not found"}}
         else:
             status, payload = fake.answer(body)
-        data = json.dumps(payload).encode()
+        streamed = status == 200 and bool(body.get("stream"))
+        data = stream_events(payload) if streamed else json.dumps(payload).encode()
         try:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", "text/event-stream" if streamed else "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)

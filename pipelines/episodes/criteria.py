@@ -1,0 +1,141 @@
+"""Diagnostic criteria: what the offline doctors know of diagnosis beyond the train split.
+
+Nearest training cases can only name a diagnosis the train split holds (on the real MIMIC-IV demo
+most test diagnoses are in no train case). A clinician also knows textbook presentations:
+``data/diagnostic_criteria.csv`` lists common acute conditions with the complaints that suggest
+them (cues), the results that support them (findings: an exam and the direction of its
+abnormality) and history that explains those results away (``unless``). Evidence is read as the
+doctor reads it: what the patient said, and the laboratory physician's reports
+(:func:`pipelines.episodes.lab.read`). A condition scores the number of its cues and findings the
+evidence holds; any ``unless`` phrase in the evidence rules it out. Exam names and codes are
+checked when the file is read, so a misspelt one fails with its line instead of never matching.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from pipelines import icd
+from pipelines.datafiles import Record, Root, csv_records
+from pipelines.episodes.lab import Reading, read
+from pipelines.exams.vocabulary import exams as vocabulary
+
+FILE = "diagnostic_criteria.csv"
+DIRECTIONS = ("high", "low", "abnormal")
+NEGATIONS = frozenset({"no", "not", "never", "without", "denies", "deny", "don't", "dont", "haven't", "hasn't"})
+NEGATION_REACH = 3  # words before a cue that can negate it
+LONGEST_PHRASE = 6  # words in a cue or unless phrase
+_WORD = re.compile(r"[a-z0-9']+")
+
+
+@dataclass(frozen=True)
+class Finding:
+    exam: str
+    direction: str
+
+    def holds(self, reading: Reading) -> bool:
+        if self.direction == "abnormal":
+            return reading.abnormal is True
+        return reading.direction == self.direction
+
+
+@dataclass(frozen=True)
+class Criterion:
+    code: str
+    title: str
+    cues: tuple[tuple[str, ...], ...]  # phrases as words
+    findings: tuple[Finding, ...]
+    unless: tuple[tuple[str, ...], ...]
+    why: str
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Evidence read for the criteria: every phrase of up to ``LONGEST_PHRASE`` words that was
+    said and not negated by a word just before it, and the results reported, by exam name."""
+
+    said: frozenset[tuple[str, ...]]
+    readings: dict[str, Reading]
+
+    @classmethod
+    def of(cls, text: str) -> Evidence:
+        said: set[tuple[str, ...]] = set()
+        readings = {}
+        for line in text.splitlines():
+            reading = read(line)
+            if reading is not None:
+                readings[reading.exam] = reading
+                continue
+            for part in re.split(r"[.;!?]", line.lower()):
+                words = _WORD.findall(part)
+                for i in range(len(words)):
+                    if NEGATIONS.isdisjoint(words[max(0, i - NEGATION_REACH) : i]):
+                        said.update(tuple(words[i:j]) for j in range(i + 1, min(len(words), i + LONGEST_PHRASE) + 1))
+        return cls(frozenset(said), readings)
+
+    def says(self, phrase: tuple[str, ...]) -> bool:
+        return phrase in self.said
+
+
+def _phrases(record: Record, field: str) -> tuple[tuple[str, ...], ...]:
+    phrases = tuple(tuple(_WORD.findall(p.lower())) for p in record.items(field))
+    if any(not 0 < len(p) <= LONGEST_PHRASE for p in phrases):
+        raise record.error(field, f"expected phrases of 1 to {LONGEST_PHRASE} words")
+    return phrases
+
+
+def _finding(record: Record, item: str, known: frozenset[str]) -> Finding:
+    exam, _, direction = item.rpartition(":")
+    if exam not in known or direction not in DIRECTIONS:
+        raise record.error("findings", f"expected canonical exam name:{'|'.join(DIRECTIONS)} "
+                                       f"(pipelines/exams/exam_vocabulary.csv), not {item!r}")
+    return Finding(exam, direction)
+
+
+def _criterion(record: Record, known: frozenset[str]) -> Criterion:
+    code = record.text("code")
+    info = icd.icd10cm_info(code)
+    if info.origin != "icd10" or info.code != icd.dotted(code):
+        raise record.error("code", f"expected an ICD-10-CM code of the installed release, not {code!r}")
+    findings = tuple(_finding(record, item, known) for item in record.items("findings"))
+    cues = _phrases(record, "cues")
+    if not findings and not cues:
+        raise record.error("findings", "a condition needs at least one cue or finding")
+    return Criterion(info.code, info.title or code, cues, findings, _phrases(record, "unless"), record.text("why"))
+
+
+@cache
+def criteria(root: str | Root = f"{__package__}.data") -> tuple[Criterion, ...]:
+    known = frozenset(exam.name for exam in vocabulary())
+    records = csv_records(root, FILE, ("code", "cues", "findings", "unless", "why"), key="code")
+    return tuple(_criterion(r, known) for r in records)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    criterion: Criterion
+    block: str
+    matched: int  # cues and findings the evidence holds
+
+
+def candidates(text: str) -> list[Candidate]:
+    """Every condition that the evidence in ``text`` supports and nothing in it rules out, best
+    first (then by code)."""
+    evidence, found = Evidence.of(text), []
+    for c in criteria():
+        if any(evidence.says(p) for p in c.unless):
+            continue
+        matched = sum(evidence.says(p) for p in c.cues) + sum(
+            1 for f in c.findings if f.exam in evidence.readings and f.holds(evidence.readings[f.exam]))
+        if matched:
+            found.append(Candidate(c, _block(c.code), matched))
+    return sorted(found, key=lambda k: (-k.matched, k.criterion.code))
+
+
+@cache
+def _block(code: str) -> str:
+    block = icd.icd10cm_info(code).block
+    assert block is not None  # the code was checked when the file was read
+    return block
