@@ -32,8 +32,10 @@ def _verdicts(questions: pl.DataFrame) -> pl.DataFrame:
             "medqa_hash": q["medqa_hash"],
             "is_diagnosis": is_dx,
             "selection_reason": why,
-            "diagnosis_name": mapping.diagnosis_name if mapping else None,
-            "acceptable_names": list(mapping.acceptable_names) if mapping else [],
+            # The label is the ICD-10-CM title of the code; the answer's own wording stays acceptable.
+            "diagnosis_name": (info.title or mapping.diagnosis_name) if info else (
+                mapping.diagnosis_name if mapping else None),
+            "acceptable_names": _unique([mapping.diagnosis_name, *mapping.acceptable_names]) if mapping else [],
             "primary_icd10": info.code if info else None,
             "primary_icd10_category": info.category if info else None,
             "primary_icd10_block": info.block if info else None,
@@ -55,6 +57,10 @@ def _file_split(name: str) -> str | None:
     if "test" in lowered or "dev" in lowered:
         return "test"
     return None
+
+
+def _unique(names: list[str]) -> list[str]:
+    return list(dict.fromkeys(n for n in names if n))
 
 
 def medqa_skeleton(questions: pl.DataFrame, id_key: str, dataset: str, test_fraction: float) -> SkeletonParts:

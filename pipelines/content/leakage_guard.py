@@ -7,7 +7,8 @@ result passes through :func:`scrub_column` before it is published, and the block
 run :func:`audit` over the published tables.
 
 Terms per case are ``pipelines.leakage.diagnosis_terms`` of the skeleton's diagnosis name,
-acceptable names, primary ICD-10 code and that code's ICD-10-CM title. Cases sharing a diagnosis
+acceptable names, primary ICD-10 code and that code's ICD-10-CM title, and the titles of its other
+acceptable codes. Cases sharing a diagnosis
 share a term list (``dx_key``), and each distinct (term list, text) pair is scrubbed once, so the
 work grows with the distinct texts, not with the rows.
 """
@@ -30,13 +31,20 @@ class CaseTerms:
     terms: dict[int, list[str]]  # dx_key -> diagnosis terms
 
 
+def _titles(primary: str | None, acceptable: list[str] | None) -> list[str]:
+    """The ICD-10-CM titles of the acceptable codes other than the primary (a GEM target set names
+    the same condition several ways, and any of them gives it away)."""
+    return [t for c in acceptable or [] if c and c != primary and (t := icd.icd10cm_info(c).title)]
+
+
 def case_terms(skeleton: pl.DataFrame) -> CaseTerms:
     """Diagnosis terms of every case of ``case_skeleton`` (or ``cases``)."""
-    dx = ["diagnosis_name", "acceptable_names", "primary_icd10"]
+    dx = ["diagnosis_name", "acceptable_names", "primary_icd10", "acceptable_icd10"]
     distinct = skeleton.select(dx).unique(maintain_order=True).with_row_index("dx_key")
     terms = {
-        key: diagnosis_terms(name, names, code, icd.icd10cm_info(code).title if code else None)
-        for key, name, names, code in distinct.iter_rows()
+        key: diagnosis_terms(name, [*(names or []), *_titles(code, codes)], code,
+                             icd.icd10cm_info(code).title if code else None)
+        for key, name, names, code, codes in distinct.iter_rows()
     }
     cases = skeleton.select("case_id", *dx).join(distinct, on=dx, how="left", nulls_equal=True)
     return CaseTerms(cases.select("case_id", pl.col("dx_key").cast(pl.Int64)), {int(k): v for k, v in terms.items()})

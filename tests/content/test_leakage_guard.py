@@ -10,6 +10,7 @@ SKELETON = pl.DataFrame({
                        "Congestive heart failure, unspecified"],
     "acceptable_names": [["Heart failure, unspecified"], [], ["Heart failure, unspecified"]],
     "primary_icd10": ["I50.9", "J18.9", "I50.9"],
+    "acceptable_icd10": [["I50.9"], ["J18.9"], ["I50.9"]],
 })
 
 
@@ -18,6 +19,21 @@ def test_cases_sharing_a_diagnosis_share_terms():
     keys = dict(terms.cases.iter_rows())
     assert keys["c_hf"] == keys["c_hf2"] != keys["c_pna"]
     assert "heart failure" in [t.lower() for t in terms.terms[keys["c_hf"]]]
+
+
+def test_the_titles_of_every_acceptable_code_are_terms():
+    """ICD-9 25012 maps to E11.10 and E11.65 (GEM targets): either title names the diagnosis."""
+    skeleton = pl.DataFrame({"case_id": ["c_dka"], "source": ["mimic_iv"],
+                             "diagnosis_name": ["Type 2 diabetes mellitus with ketoacidosis without coma"],
+                             "acceptable_names": [[]], "primary_icd10": ["E11.10"],
+                             "acceptable_icd10": [["E11.10", "E11.65"]]})
+    terms = case_terms(skeleton)
+    (listed,) = terms.terms.values()
+    assert "type 2 diabetes mellitus with hyperglycemia" in [t.lower() for t in listed]
+    units = pl.DataFrame({"case_id": ["c_dka"], "text": ["Type 2 diabetes mellitus with hyperglycemia"],
+                          "producer": ["mimic_structured"], "source_ref": ["dx:1"]})
+    kept, removals = guard(units, terms)
+    assert kept.height == 0 and removals["action"].to_list() == ["dropped_unit"]
 
 
 def test_free_text_is_scrubbed_and_coded_titles_are_dropped():

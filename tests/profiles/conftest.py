@@ -41,15 +41,15 @@ def pool_of(*patients: dict) -> pl.DataFrame:
 def case(n: int, sex: str | None, age: int | None, primary: str | None = None, secondary: list[str] = (),
          name: str = "Some disease") -> dict:
     return {"case_id": case_id("test-key", "mimic_iv", n), "sex": sex, "age": age, "diagnosis_name": name,
-            "acceptable_names": [], "primary_icd10": primary,
+            "acceptable_names": [], "primary_icd10": primary, "acceptable_icd10": [primary] if primary else [],
             "primary_icd10_category": primary[:3] if primary else None, "secondary_icd10": list(secondary)}
 
 
 def cases_of(*rows: dict) -> pl.DataFrame:
     return pl.DataFrame(list(rows), schema={
         "case_id": pl.Utf8, "sex": pl.Utf8, "age": pl.Int32, "diagnosis_name": pl.Utf8,
-        "acceptable_names": pl.List(pl.Utf8), "primary_icd10": pl.Utf8, "primary_icd10_category": pl.Utf8,
-        "secondary_icd10": pl.List(pl.Utf8)})
+        "acceptable_names": pl.List(pl.Utf8), "primary_icd10": pl.Utf8, "acceptable_icd10": pl.List(pl.Utf8),
+        "primary_icd10_category": pl.Utf8, "secondary_icd10": pl.List(pl.Utf8)})
 
 
 @pytest.fixture(scope="session")

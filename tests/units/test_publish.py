@@ -5,7 +5,7 @@ from pipelines.units.publish import guard, note_precedence
 
 SKELETON = pl.DataFrame({
     "case_id": ["c_dis"], "source": ["mimic_iv"], "diagnosis_name": ["Disorientation, unspecified"],
-    "acceptable_names": [[]], "primary_icd10": ["R41.0"],
+    "acceptable_names": [[]], "primary_icd10": ["R41.0"], "acceptable_icd10": [["R41.0"]],
 })
 
 
