@@ -20,7 +20,7 @@ import polars as pl
 import schemas
 from pipelines.episodes import actions
 from pipelines.episodes.actions import Action, Ask, CallMdt, Finalize, ProtocolError, RequestTest
-from pipelines.episodes.doctors import Doctor, Opening, make_doctor
+from pipelines.episodes.doctors import Doctor, Opening
 from pipelines.episodes.engine import Engine
 from pipelines.episodes.environment import DiagnosticEpisode
 from pipelines.episodes.events import event_rows, events_frame
@@ -56,7 +56,7 @@ def run_episode(settings: EpisodeSettings, doctor_name: str, case_id: str, run_i
     observation = episode.reset(case_id=case_id, run_id=run_id)
     engine = episode.engine
     seed = episode_seed(settings.seed, case_id)
-    doctor = make_doctor(doctor_name, settings.backends.knowledge, seed)
+    doctor = settings.doctor(doctor_name, seed, engine.config)
     begin(doctor, settings, engine, case_id, observation)
     while not engine.done:
         action, observation = parse_turn(engine, doctor.act(observation))
@@ -67,10 +67,11 @@ def run_episode(settings: EpisodeSettings, doctor_name: str, case_id: str, run_i
 
 
 def begin(doctor: Doctor, settings: EpisodeSettings, engine: Engine, case_id: str, observation: str) -> None:
-    """Give a doctor its opening: the presentation, what it may order, and (only a privileged
-    doctor such as ``full_info``) the case's patient and exam views."""
+    """Give a doctor its opening: the presentation (as the engine shows it: the whole case under
+    ``vignette``, reworded under a shift), what it may order, and (only a privileged doctor such as
+    ``full_info``) the case's patient and exam views."""
     case = settings.store.case(case_id)
-    doctor.begin(Opening(observation, case.presentation, settings.catalog_names(engine.config), engine.config,
+    doctor.begin(Opening(observation, engine.presentation, settings.catalog_names(engine.config), engine.config,
                          (case.patient, case.exams) if doctor.privileged else None))
 
 

@@ -58,6 +58,7 @@ class Engine:
                  lab: LaboratoryPhysician, consultant: Consultant, self_check: SelfCheck | None, judge: Judge,
                  memory: Memory | None = None):
         self.episode_id = episode_id
+        self.presentation = presentation  # what the doctor starts from (the whole case under ``vignette``)
         self.config = config
         self.tally = Tally()
         self.events: list[Event] = []

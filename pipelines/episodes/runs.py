@@ -2,9 +2,12 @@
 ``episode_events``, written in batches so an interrupted run resumes where it stopped.
 
 A run is named by a :class:`RunSpec`; without an explicit id the id is derived from the spec, so
-the same command twice resumes rather than duplicates. A role played by an LLM (doctor, patient or
-consultant ``llm``) runs through :func:`pipelines.episodes.llm.driver.run_llm_episodes`, one batch
-on one event loop, and its request ledger lands in ``llm_requests`` beside the batch. Rerunning a run skips every case whose
+the same command twice resumes rather than duplicates. A spec's ``settings`` change episode
+settings of its preset (an evaluation condition: ``vignette``, ``shift``, ``replace_fraction`` ...;
+pipelines/episodes/config.py); they are part of the spec a resumed run must match, and of a
+derived id. A role played by an LLM (doctor, patient or consultant ``llm``) runs through
+:func:`pipelines.episodes.llm.driver.run_llm_episodes`, one batch on one event loop, and its
+request ledger lands in ``llm_requests`` beside the batch. Rerunning a run skips every case whose
 episode is already written and appends the rest as further batch files (``<run_id>-00003``); an id
 reused with a different spec is refused. Traces also export as JSON lines, one episode per line.
 
@@ -21,8 +24,9 @@ import hashlib
 import json
 import re
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -72,6 +76,7 @@ class RunSpec:
     mdt: bool = True  # False: the consultant may not be called (mdt_calls = 0)
     study: str | None = None  # the evaluation protocol the run belongs to (pipelines/evaluation/protocols.py)
     stages: int | None = None  # the study's stages over the run's case stream (runs.config "study")
+    settings: dict[str, Any] = field(default_factory=dict)  # episode settings changed in the preset (JSON values)
 
     def __post_init__(self) -> None:
         for role, value, known in (("doctor", self.doctor, DOCTORS_LLM), ("patient simulator", self.patient, PATIENTS_LLM),
@@ -97,6 +102,7 @@ class RunSpec:
         if self.run_id is not None and (not RUN_ID.match(self.run_id) or re.search(r"-\d{5}$", self.run_id)):
             raise ValueError(f"run id {self.run_id!r}: use letters, digits, '.', '_' and single '-', "
                              "not ending in -NNNNN (that suffix numbers batch files)")
+        preset(self.preset, **self.overrides)  # an unknown setting or value fails before anything runs
 
     @property
     def id(self) -> str:
@@ -105,10 +111,11 @@ class RunSpec:
         size = (f"n{self.cases}" if self.cases is not None else "all") + (f"o{self.offset}" if self.offset else "")
         consultant = "" if self.consultant == "offline" else f"-mdt.{self.consultant}"
         memory = "" if self.memory == "off" else "-mem." + ".".join(
-            [self.memory, *([hashlib.sha256(self.memory_from.encode()).hexdigest()[:8]] if self.memory_from else []),
+            [self.memory, *([_digest(self.memory_from)] if self.memory_from else []),
              *([f"k{self.memory_k}"] if self.memory_k else []), *([self.manager] if self.manager != "offline" else [])])
+        settings = "-set." + _digest(json.dumps(self.settings, sort_keys=True)) if self.settings else ""
         return (f"{self.doctor}-{self.patient}{consultant}{'' if self.mdt else '-nomdt'}-{self.preset}-{self.split}"
-                f"-{size}-{self.condition}-s{self.seed}{memory}")
+                f"-{size}-{self.condition}-s{self.seed}{memory}{settings}")
 
     @property
     def llm_roles(self) -> tuple[str, ...]:
@@ -123,9 +130,13 @@ class RunSpec:
         return self.memory_k or card_settings().top_k
 
     @property
-    def overrides(self) -> dict[str, int]:
-        """Episode settings the spec changes in its preset."""
-        return {} if self.mdt else {"mdt_calls": 0}
+    def overrides(self) -> dict[str, Any]:
+        """Episode settings the spec changes in its preset: ``settings``, and no consultation without mdt."""
+        return self.settings | ({} if self.mdt else {"mdt_calls": 0})
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
 
 
 @dataclass(frozen=True)
@@ -159,6 +170,8 @@ def run(warehouse: Warehouse, store: CaseStore, spec: RunSpec, progress: Progres
     manager = _manager(spec, llm, store)  # an unconfigured LLM role fails before anything is written
     recorded = _existing_spec(warehouse, run_id)
     wanted = asdict(spec) | {"run_id": run_id} | _models(spec, llm)
+    if not spec.settings:  # as runs recorded before specs had settings
+        del wanted["settings"]
     if recorded is not None and recorded != wanted:
         raise ValueError(f"run {run_id} exists with another configuration ({recorded}); choose another --run-id")
     case_ids = run_cases(store, spec)
@@ -223,8 +236,8 @@ def _writeback(warehouse: Warehouse, store: CaseStore, spec: RunSpec, manager: M
         raise ValueError(f"a memory run scores each episode before the next, and the warehouse at {warehouse.home} "
                          "has no case_rubrics / case_exam_targets: build it first (clinverse build)")
     bank = open_bank(warehouse, spec.id, spec.memory, spec.memory_from)
-    config = preset(spec.preset)
-    conditions = Conditions(config.action_budget, config.test_limit, config.oracle_block)
+    config = preset(spec.preset, **spec.overrides)
+    conditions = Conditions(config.action_budget, config.test_limit, config.oracle_block, config.vignette)
     return WriteBack(bank, references(warehouse, store), conditions, manager, spec.top_k)
 
 

@@ -19,6 +19,7 @@ from pipelines.config import environment_values, episode_preset
 from pipelines.episodes.clinlab import ClinLab
 from pipelines.episodes.config import EpisodeConfig, preset
 from pipelines.episodes.consultant import OfflineConsultant
+from pipelines.episodes.doctors import Doctor, make_doctor
 from pipelines.episodes.engine import Consultant, Engine, Memory
 from pipelines.episodes.judge import Judge
 from pipelines.episodes.knowledge import TrainingKnowledge
@@ -31,7 +32,9 @@ from pipelines.episodes.retrieval import Vocabulary
 from pipelines.episodes.roles import LatentPatient
 from pipelines.episodes.screen import BoundaryScreen
 from pipelines.episodes.self_check import SelfCheck
+from pipelines.episodes.shift import ShiftedPatient, shifts
 from pipelines.episodes.store import CaseStore, EpisodeCase
+from pipelines.episodes.vignette import vignette
 
 DEFAULT_PRESET = "clinverse"
 DEFAULT_SEED = 7  # MedEvoEval's runtime seed
@@ -109,18 +112,33 @@ class EpisodeSettings:
         return self.store.catalog.names + ((*panels(), *(t.test for t in procedure_tests())) if config.panels else ())
 
     def engine(self, case_id: str, config: EpisodeConfig, seed: int, run_id: str | None = None) -> Engine:
-        """One episode's controller, each role built from its own view of the case."""
+        """One episode's controller, each role built from its own view of the case. The doctor
+        starts from the presentation, or under ``vignette`` from the whole case; a case of
+        ``shift_cases`` has its presentation and its patient's replies reworded by the shift."""
         case = self.store.case(case_id)
-        presentation = case.presentation
+        shift = shifts()[config.shift] if case_id in config.shift_cases else None
+        presentation = vignette(case, case.presentation) if config.vignette else case.presentation
+        presentation = shift.reword(presentation) if shift else presentation
+        shown = presentation
         if config.oracle_block:  # ClinVerse's oracle-block task: the true block is given
-            presentation += "\n\n" + say("oracle_block", block=case.manager.primary_icd10_block)
-        opening = say("opening", presentation=presentation, catalog=", ".join(self.catalog_names(config)),
-                      **asdict(config))
+            shown += "\n\n" + say("oracle_block", block=case.manager.primary_icd10_block)
+        opening = say("opening", presentation=shown, catalog=", ".join(self.catalog_names(config)), **asdict(config))
         lab = LaboratoryPhysician(case.exams, config, LatentPatient(case), self.predictor, seed)
         self_check = SelfCheck(BoundaryScreen(case.manager, case.exams)) if config.self_check else None
         episode = episode_id(run_id or f"adhoc-{seed}", case_id)
-        return Engine(episode, case.presentation, opening, config, self.patient(case, episode, seed), lab,
+        patient = self.patient(case, episode, seed)
+        return Engine(episode, presentation, opening, config, ShiftedPatient(patient, shift) if shift else patient, lab,
                       self.consultant(case, episode), self_check, Judge(case.manager), self.memory)
+
+    def doctor(self, name: str, seed: int, config: EpisodeConfig) -> Doctor:
+        """One episode's offline doctor (``seed``: the episode's); under ``corrupt_share`` wrapped so
+        that share of its outputs is written as LLMs write them (pipelines/episodes/corrupt.py)."""
+        doctor = make_doctor(name, self.backends.knowledge, seed)
+        if not config.corrupt_share:
+            return doctor
+        from pipelines.episodes.corrupt import CorruptedDoctor  # the LLM package runs the controller, which reads this
+
+        return CorruptedDoctor(doctor, config.corrupt_share, config.corrupt_normalise, self.store.catalog, seed)
 
     # Role hooks: the LLM driver (pipelines/episodes/llm/driver.py) overrides these two.
     def patient(self, case: EpisodeCase, episode: str, seed: int) -> Patient:

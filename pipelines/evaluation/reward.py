@@ -39,8 +39,8 @@ def outcome_score(engine: Engine, case_id: str, references: References) -> float
     episode = {"episode_id": engine.episode_id, "run_id": "live", "case_id": case_id, "doctor": TRAINER,
                "n_tests": tally.n_tests, "n_invalid_tests": tally.n_invalid_tests}
     trace = trace_of(episode, event_rows(engine.episode_id, engine.events))
-    conditions = Conditions(config.action_budget, config.test_limit, config.oracle_block)
+    conditions = Conditions(config.action_budget, config.test_limit, config.oracle_block, config.vignette)
     reference = references[case_id]
     grades = _judge().grade_one(submission(trace, reference, conditions))
-    choice = exam_choice([(collected(trace, reference)[2], targets_of(reference))])[0]
+    choice = exam_choice([(collected(trace, reference, conditions)[2], targets_of(reference))])[0]
     return score_row(trace, reference, grades, conditions, _judge().name, scoring_params(), choice)["score_s"]

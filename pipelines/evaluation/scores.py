@@ -26,8 +26,10 @@ follow"; MedEvoEval Appendix C; ClinVerse section 2.4).
   S and U are computed by formulas.py, which the weight sensitivity (weights.py) shares.
 
 Conditions: a privileged doctor (``full_info``, the full-information reference) was given the
-whole case, so every hidden unit counts as elicited, every recorded exam as returned, and its
-evidence is checked against the whole case. Under ``oracle_block`` (an episode setting: the true
+whole case, and so was any doctor under the static full-vignette condition (an episode setting,
+``vignette``: the whole case in the opening), so every hidden unit counts as elicited, every
+recorded exam as returned, and its evidence is checked against the whole case
+(``full_information``). Under ``oracle_block`` (an episode setting: the true
 block is given in the opening) a code outside the true block scores S_diag = 0.
 """
 
@@ -64,22 +66,25 @@ class Conditions:
     action_budget: int  # C_T
     test_limit: int  # E_max, and how many exams that matter TOC and ATC take
     oracle_block: bool = False
+    vignette: bool = False  # the whole case was in the opening (the static full-vignette condition)
 
     @classmethod
     def of_run(cls, config: str) -> Conditions:
         """From a ``runs.config`` JSON (its ``episode`` settings)."""
         episode = json.loads(config)["episode"]
-        return cls(int(episode["action_budget"]), int(episode["test_limit"]), bool(episode.get("oracle_block", False)))
+        return cls(int(episode["action_budget"]), int(episode["test_limit"]), bool(episode.get("oracle_block", False)),
+                   bool(episode.get("vignette", False)))
 
 
-def full_information(doctor: str) -> bool:
-    """Whether the doctor was handed the whole case (a privileged offline doctor: ``full_info``)."""
-    return bool(getattr(DOCTORS.get(doctor), "privileged", False))
+def full_information(doctor: str, conditions: Conditions | None = None) -> bool:
+    """Whether the doctor was handed the whole case: a privileged offline doctor (``full_info``), or
+    any doctor under the full-vignette condition."""
+    return bool(getattr(DOCTORS.get(doctor), "privileged", False)) or bool(conditions and conditions.vignette)
 
 
 def submission(trace: Trace, reference: CaseReference, conditions: Conditions) -> Submission:
     """What the judge grades of one episode: the final output and what the doctor was shown."""
-    shown = (reference.full_case,) if full_information(trace.doctor) else trace.revealed
+    shown = (reference.full_case,) if full_information(trace.doctor, conditions) else trace.revealed
     return Submission(trace.episode_id, trace.final, reference, (reference.presentation, *shown),
                       conditions.oracle_block)
 
@@ -115,10 +120,11 @@ def targets_of(reference: CaseReference) -> frozenset[str]:
     return frozenset(t.exam_name for t in reference.targets)
 
 
-def collected(trace: Trace, reference: CaseReference) -> tuple[set[str], frozenset[str], frozenset[str]]:
+def collected(trace: Trace, reference: CaseReference,
+              conditions: Conditions) -> tuple[set[str], frozenset[str], frozenset[str]]:
     """The hidden units elicited, the exams returned from the record and every exam ordered; a doctor
     given the whole case (full information) collected all of them."""
-    if full_information(trace.doctor):
+    if full_information(trace.doctor, conditions):
         return set(reference.hidden), reference.recorded, reference.recorded
     return set(trace.elicited & reference.hidden.keys()), trace.returned, trace.ordered
 
@@ -127,7 +133,7 @@ def score_row(trace: Trace, reference: CaseReference, grades: Grades, conditions
               params: ScoringParams, choice: tuple[float, float, float]) -> dict[str, Any]:
     """One ``episode_scores`` row (module docstring); ``choice``: its :func:`exam_choice`."""
     hidden = reference.hidden
-    elicited, returned, ordered = collected(trace, reference)
+    elicited, returned, ordered = collected(trace, reference, conditions)
     n_hidden = {i: sum(1 for v in hidden.values() if v == i) for i in IMPORTANCE}
     n_elicited = {i: sum(1 for u in elicited if hidden[u] == i) for i in IMPORTANCE}
     w = params.importance_weights
@@ -164,7 +170,7 @@ def score_row(trace: Trace, reference: CaseReference, grades: Grades, conditions
         "k_plan": k_plan, "m_plan": grades.m_plan, "h_plan": grades.h_plan, "turns_t": trace.turns_t,
         "tests_e": trace.tests_e, "invalid_rate_r": invalid_rate, "c_t": conditions.action_budget,
         "e_max": max(1, conditions.test_limit), "plan_redistributed": k_plan == 0, "evidence_redistributed": k_evi == 0,
-        "full_information": full_information(trace.doctor), "oracle_block": conditions.oracle_block,
+        "full_information": full_information(trace.doctor, conditions), "oracle_block": conditions.oracle_block,
     }
 
 
@@ -174,7 +180,8 @@ def score_rows(traces: Sequence[Trace], references: References, conditions: Mapp
     params = params or scoring_params()
     submissions = [submission(t, references[t.case_id], conditions[t.run_id]) for t in traces]
     grades = judge.grade(submissions)
-    choices = exam_choice([(collected(t, references[t.case_id])[2], targets_of(references[t.case_id])) for t in traces])
+    choices = exam_choice([(collected(t, references[t.case_id], conditions[t.run_id])[2],
+                            targets_of(references[t.case_id])) for t in traces])
     return [score_row(t, references[t.case_id], g, conditions[t.run_id], judge.name, params, c)
             for t, g, c in zip(traces, grades, choices, strict=True)]
 

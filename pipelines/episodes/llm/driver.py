@@ -38,7 +38,6 @@ import schemas
 from pipelines.episodes.actions import Ask, CallMdt
 from pipelines.episodes.controller import (EpisodeResult, begin, dispatch, episode_frames, episode_row, parse_turn,
                                            run_row)
-from pipelines.episodes.doctors import make_doctor
 from pipelines.episodes.engine import Consultant, Memory
 from pipelines.episodes.environment import DiagnosticEpisode
 from pipelines.episodes.events import event_rows
@@ -135,7 +134,7 @@ async def _episode(settings: LLMEpisodeSettings, run: _Run, executor: ThreadPool
         doctor: Any = LLMDoctor(run.client, run.tags(engine.episode_id, case_id), normalise_outputs=normalise_outputs,
                                 catalog=settings.store.catalog)
     else:
-        doctor = make_doctor(doctor_name, settings.backends.knowledge, seed)
+        doctor = settings.doctor(doctor_name, seed, engine.config)
     begin(doctor, settings, engine, case_id, observation)
     while not engine.done:
         if doctor_name == LLM:
