@@ -3,8 +3,9 @@ bare DuckDB scan of the same input files, and write benchmarks/results/latest.js
 
 A measurement, not a test: nothing here asserts. Each build and each episode measurement runs in
 its own process, so that its peak RSS and its CPU time are its own (a process that has built and
-profiled before carries a larger heap, which slows the allocation-heavy episode loop by a quarter). Scales: CLINVERSE_BENCH_SCALES (default "500,5000" admissions; read by
-pipelines.config like every setting).
+profiled before carries a larger heap, which slows the allocation-heavy episode loop by a quarter).
+Scales: CLINVERSE_BENCH_SCALES (default "500,5000" admissions; read by pipelines.config like every
+setting).
 
 Synthea's pool is a one-off cost per stratum, reused by every later build (that is the design),
 so it is generated once in an untimed warm-up build and shared by the timed builds; its time is
@@ -17,6 +18,20 @@ loopback server that answers at once, with 64 requests in flight (benchmarks/llm
 under 5 ms). ``evaluate_all_s``: `clinverse evaluate`'s whole offline study (every protocol, the
 ``retrieval`` doctor) on the first scale's warehouse; ``scores_per_s``: episodes the offline judge
 scores per second, re-scoring that study's runs (pipelines/evaluation/scores.py).
+
+Where the time goes comes from the build itself: the runner's report of every step's Dagster
+duration and every asset's materialisation metadata (pipelines/runner.py), not a second timer.
+``assets``: per scale, seconds and rows of every step, slowest first. ``startup_s``: seconds from the
+start of the build process to the first step starting. A build re-materialises every asset whatever
+changed (only the Synthea pool is reused), so there is no build with nothing to do; this is the fixed
+cost every build pays before any work. ``structured_ratio``: the steps of structured MIMIC-IV curation
+(:data:`STRUCTURED_STEPS`: hosp/icu staging to cases, units and exams) over a bare DuckDB scan of the
+hosp/icu files. ``discharge_notes_per_s_per_core``: discharge notes per CPU second of their NLP
+(their section split, the unit step and the exam step, whose CPU also covers the radiology FINDINGS
+judged there, so the figure is conservative); ``radiology_reports_per_s_per_core``: reports per CPU
+second of their section split, which extracts FINDINGS; both from the note assets' own CPU metadata
+(worker processes included, their start-up left out). ``projected_full_mimic_min``: the build of the
+full MIMIC-IV (:data:`FULL_MIMIC`) from the largest scale's rates (:func:`projection`).
 """
 
 from __future__ import annotations
@@ -29,12 +44,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
 import polars as pl
 
-from pipelines.config import bench_scales
+from pipelines.config import bench_scales, default_workers
 from pipelines.demo import generate_demo
 from pipelines.episodes.controller import episode_frames, run_episode
 from pipelines.episodes.settings import EpisodeSettings
@@ -48,21 +64,45 @@ from pipelines.warehouse import Warehouse
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
-# Runs one build in a child and reports its wall time and peak RSS as JSON on the last line.
+# Runs one build in a child and reports its wall time, peak RSS, start-up and the runner's report of
+# every step as JSON on the last line. `clinverse build` returns an exit code, so the child wraps the
+# CLI's build function to keep the report of the very build the user runs.
 _CHILD = """
-import json, resource, sys, time
-from pipelines.cli import main
+import time
+born = time.perf_counter()
+import json, resource, sys
+from pipelines import cli
+reports = []
+build = cli.build
+cli.build = lambda *args, **kwargs: reports.append(build(*args, **kwargs)) or reports[-1]
 start = time.perf_counter()
-code = main(["build", "--home", sys.argv[1], "--mimic-iv", sys.argv[2] + "/mimic-iv",
-             "--mimic-note", sys.argv[2] + "/mimic-iv-note", "--sicdb", sys.argv[2] + "/sicdb",
-             "--medqa", sys.argv[3]])
-print(json.dumps({"code": code, "seconds": time.perf_counter() - start,
-                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+code = cli.main(["build", "--home", sys.argv[1], "--mimic-iv", sys.argv[2] + "/mimic-iv",
+                 "--mimic-note", sys.argv[2] + "/mimic-iv-note", "--sicdb", sys.argv[2] + "/sicdb",
+                 "--medqa", sys.argv[3]])
+seconds = time.perf_counter() - start
+if code != 0 or not reports:
+    sys.exit(f"clinverse build exited with {code}")
+report = reports[0]
+print(json.dumps({"code": code, "seconds": seconds,
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "startup_s": report.first_step_at - born, "step_seconds": report.step_seconds,
+                  "asset_metrics": report.asset_metrics, "asset_step": report.asset_step}))
 """
+
+# Structured MIMIC-IV curation (hosp/icu to cases, units, exams): every staging step of a hosp/icu
+# table (and its schema check) and the steps that turn them into cases, units and exams.
+STRUCTURED_PREFIX = "mimic_"
+STRUCTURED_STEPS = ("case_skeleton", "unit_candidates_mimic_structured", "exam_candidates_mimic_labs",
+                    "exam_candidates_mimic_vitals", "exam_candidates_mimic_microbiology", "presentations_mimic_iv")
+NOTE_STEPS = ("note_sections", "unit_candidates_mimic_notes", "exam_candidates_mimic_notes")
+LAB_STEPS = ("mimic_labevents", "exam_candidates_mimic_labs")  # their work grows with lab rows
+# The full MIMIC-IV the projection is for (MIMIC-IV 2.2 / MIMIC-IV-Note 2.2).
+FULL_MIMIC = {"admissions": 430_000, "lab_rows": 118_000_000, "discharge_notes": 330_000,
+              "radiology_reports": 2_300_000}
 
 
 def bare_scan_seconds(sources: Path) -> float:
-    """Read every input file once with DuckDB (count rows): the floor any curation pays."""
+    """Read every input file under ``sources`` once with DuckDB (count rows): the floor any curation pays."""
     files = sorted(str(p) for p in sources.rglob("*.csv.gz")) + sorted(str(p) for p in sources.rglob("*.jsonl"))
     start = time.perf_counter()
     with duckdb.connect() as con:
@@ -104,19 +144,107 @@ def measured_apart(function: str, home: Path) -> dict:
     return _child(f"{function} on {home}", _MEASURE, function, str(home))
 
 
-def run_scale(admissions: int, workdir: Path, synthea: Path) -> dict:
+def step_breakdown(child: dict) -> dict[str, dict]:
+    """Seconds and rows (summed over the assets it materialised; None for checks) of every step, slowest first."""
+    rows: dict[str, int] = {}
+    for asset, step in child["asset_step"].items():
+        if "rows" in child["asset_metrics"][asset]:
+            rows[step] = rows.get(step, 0) + int(child["asset_metrics"][asset]["rows"])
+    ordered = sorted(child["step_seconds"].items(), key=lambda item: -item[1])
+    return {step: {"seconds": round(seconds, 3), "rows": rows.get(step)} for step, seconds in ordered}
+
+
+def note_work(child: dict) -> dict:
+    """Notes and CPU seconds of the note NLP, from the note assets' metadata (see the module docstring)."""
+    metrics = child["asset_metrics"]
+    sections = metrics.get("note_sections", {})
+    units = metrics.get("unit_candidates_mimic_notes", {}).get("nlp_cpu_s", 0.0)
+    exams = metrics.get("exam_candidates_mimic_notes", {}).get("nlp_cpu_s", 0.0)
+    discharge, reports = int(sections.get("discharge_notes", 0)), int(sections.get("radiology_notes", 0))
+    discharge_cpu = sections.get("discharge_cpu_s", 0.0) + units + exams
+    radiology_cpu = sections.get("radiology_cpu_s", 0.0)
+    return {
+        "discharge_notes": discharge, "radiology_reports": reports,
+        "discharge_split_cpu_s": sections.get("discharge_cpu_s", 0.0), "units_cpu_s": units, "exams_cpu_s": exams,
+        "radiology_split_cpu_s": radiology_cpu,
+        "discharge_notes_per_s_per_core": round(discharge / discharge_cpu, 1) if discharge_cpu else None,
+        "radiology_reports_per_s_per_core": round(reports / radiology_cpu, 1) if radiology_cpu else None,
+    }
+
+
+def run_scale(admissions: int, workdir: Path, synthea: Path) -> tuple[dict, dict]:
+    """The scale's row of ``scales`` and its step breakdown."""
     sources = workdir / f"sources-{admissions}"
     if not sources.exists():  # the warm-up may have generated it already (same seed, same bytes)
         generate_demo(sources, admissions=admissions, seed=0)
     child = _build(workdir / f"home-{admissions}", sources, synthea)
     scan = bare_scan_seconds(sources)
-    return {
+    structured_scan = sum(bare_scan_seconds(sources / "mimic-iv" / module) for module in ("hosp", "icu"))
+    steps = step_breakdown(child)
+    structured = sum(s["seconds"] for name, s in steps.items()
+                     if name.startswith(STRUCTURED_PREFIX) or name in STRUCTURED_STEPS)
+    row = {
         "admissions": admissions,
         "curation_s": round(child["seconds"], 3),
         "scan_s": round(scan, 3),
         "ratio": round(child["seconds"] / scan, 2),
         "peak_rss_mb": round(child["peak_rss_mb"], 1),
+        "startup_s": round(child["startup_s"], 3),
+        "step_s": round(sum(s["seconds"] for s in steps.values()), 3),
+        "structured_s": round(structured, 3),
+        "structured_scan_s": round(structured_scan, 3),
+        "structured_ratio": round(structured / structured_scan, 2),
+        "lab_rows": steps.get("mimic_labevents", {}).get("rows"),
+        "note_nlp": note_work(child),
     }
+    return row, steps
+
+
+def projection(rows: list[dict], assets: dict[str, dict[str, dict]], cores: int) -> dict:
+    """Minutes of a build of :data:`FULL_MIMIC` on this machine from measured rates: start-up once; the
+    note steps by their notes (CPU seconds per note of the largest scale, spread over ``cores`` worker
+    processes as the build spreads them); the lab steps by lab rows and every other step by admissions,
+    each at the slope between the two largest scales (which leaves per-step fixed costs out) or, with
+    one scale, at its seconds per row or admission (fixed costs counted per unit: an upper bound). The
+    Synthea pool is a one-off per stratum (``synthea_pool_s``) and is left out."""
+    last = rows[-1]
+    notes = last["note_nlp"]
+    note_rate = {
+        "discharge": (notes["discharge_split_cpu_s"] + notes["units_cpu_s"]) / max(notes["discharge_notes"], 1),
+        "radiology": notes["radiology_split_cpu_s"] / max(notes["radiology_reports"], 1),
+        "exams": notes["exams_cpu_s"] / max(notes["discharge_notes"] + notes["radiology_reports"], 1),
+    }
+    lab_rate = _rate(rows, lambda r: _seconds(assets[str(r["admissions"])], LAB_STEPS), lambda r: r["lab_rows"] or 0)
+    admission_rate = _rate(rows, lambda r: _other_seconds(assets[str(r["admissions"])]), lambda r: r["admissions"])
+    parts = {
+        "startup_s": last["startup_s"],
+        "discharge_notes_s": FULL_MIMIC["discharge_notes"] * note_rate["discharge"] / cores,
+        "radiology_reports_s": FULL_MIMIC["radiology_reports"] * note_rate["radiology"] / cores,
+        "note_exams_s": (FULL_MIMIC["discharge_notes"] + FULL_MIMIC["radiology_reports"]) * note_rate["exams"] / cores,
+        "lab_rows_s": FULL_MIMIC["lab_rows"] * lab_rate,
+        "admissions_s": FULL_MIMIC["admissions"] * admission_rate,
+    }
+    return {"minutes": round(sum(parts.values()) / 60, 1), "note_workers": cores, "from_admissions": last["admissions"],
+            "rates": "slope" if len(rows) > 1 else "upper_bound",
+            **{name: round(seconds, 1) for name, seconds in parts.items()}}
+
+
+def _rate(rows: list[dict], seconds: Callable[[dict], float], count: Callable[[dict], int]) -> float:
+    """Seconds per unit: the slope between the two largest scales (never below zero), else the one scale's ratio."""
+    if len(rows) > 1:
+        grown = count(rows[-1]) - count(rows[-2])
+        return max((seconds(rows[-1]) - seconds(rows[-2])) / grown, 0.0) if grown > 0 else 0.0
+    return seconds(rows[-1]) / max(count(rows[-1]), 1)
+
+
+def _seconds(steps: dict[str, dict], names: tuple[str, ...]) -> float:
+    return sum(steps.get(name, {}).get("seconds", 0.0) for name in names)
+
+
+def _other_seconds(steps: dict[str, dict]) -> float:
+    """Seconds of the steps that grow with admissions: neither note nor lab steps, nor the Synthea pool."""
+    left_out = {*NOTE_STEPS, *LAB_STEPS, "synthea_pool"}
+    return sum(s["seconds"] for name, s in steps.items() if name not in left_out)
 
 
 def episode_throughput(home: Path, doctor: str = "retrieval", repeats: int = 3) -> dict:
@@ -183,10 +311,13 @@ def main() -> None:
         generate_demo(warmup_sources, admissions=scales[0], seed=0)
         warmup = _build(work / "home-warmup", warmup_sources, synthea)
         print(json.dumps({"warmup_build_s": round(warmup["seconds"], 3)}), flush=True)
+        assets: dict[str, dict[str, dict]] = {}
         for admissions in scales:
-            row = run_scale(admissions, work, synthea)
+            row, assets[str(admissions)] = run_scale(admissions, work, synthea)
             print(json.dumps(row), flush=True)
             rows.append(row)
+        projected = projection(rows, assets, default_workers())
+        print(json.dumps({"projected_full_mimic": projected}), flush=True)
         # Profile augmentation once the Synthea pool exists: 1x vs 10x the cases of the first build.
         augmentation = augmentation_scaling(work / f"home-{scales[0]}")
         print(json.dumps({"profile_augmentation": augmentation}), flush=True)
@@ -201,6 +332,13 @@ def main() -> None:
         "synthea_pool_s": round(warmup["seconds"] - rows[0]["curation_s"], 3),
         "scales": rows,
         "exponent": scaling_exponent(rows),
+        "assets": assets,
+        "startup_s": rows[-1]["startup_s"],
+        "structured_ratio": rows[-1]["structured_ratio"],
+        "discharge_notes_per_s_per_core": rows[-1]["note_nlp"]["discharge_notes_per_s_per_core"],
+        "radiology_reports_per_s_per_core": rows[-1]["note_nlp"]["radiology_reports_per_s_per_core"],
+        "projected_full_mimic_min": projected["minutes"],
+        "projected_full_mimic": projected,
         "profile_augmentation": augmentation,
         "episodes": episodes,
         "episodes_per_s_per_core": episodes["episodes_per_s_per_core"],

@@ -18,6 +18,7 @@ Each task gets only its batch and the links (and radiology detail) of the batch'
 from __future__ import annotations
 
 import multiprocessing
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -30,7 +31,7 @@ import polars as pl
 from pipelines import icd
 from pipelines.content.partitions import Written, write_batches, write_empty, write_partition
 from pipelines.notes.findings import exam_findings_and_removals
-from pipelines.notes.sections import SECTIONS_SCHEMA, build_nlp, section_notes
+from pipelines.notes.sections import SECTIONS_SCHEMA, NoteWork, build_nlp, section_notes
 from pipelines.notes.units import REMOVAL_COLUMNS, note_units
 from pipelines.warehouse import Warehouse
 from sql import load
@@ -83,19 +84,26 @@ def _of_notes(frame: pl.DataFrame | None, sections: pl.DataFrame) -> pl.DataFram
     return frame.filter(pl.col("note_id").is_in(sections["note_id"].unique().implode()))
 
 
-def _sections_task(notes: pl.DataFrame) -> pl.DataFrame:
-    return section_notes(notes, build_nlp())
+def _sections_task(notes: pl.DataFrame) -> tuple[pl.DataFrame, NoteWork]:
+    work = NoteWork()
+    return section_notes(notes, build_nlp(), work=work), work
 
 
-def _units_task(sections: pl.DataFrame, links: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+# The unit and exam tasks also return their CPU seconds (time.process_time, in the process that ran
+# them): the build reports note throughput per core from them, worker start-up left out.
+
+def _units_task(sections: pl.DataFrame, links: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, float]:
+    started = time.process_time()
     found, removals = note_units(sections, links, build_nlp())
-    return found.with_columns(pl.lit(None, pl.Utf8).alias("concept")), removals
+    return found.with_columns(pl.lit(None, pl.Utf8).alias("concept")), removals, time.process_time() - started
 
 
 def _exams_task(sections: pl.DataFrame, links: pl.DataFrame,
-                detail: pl.DataFrame | None) -> tuple[pl.DataFrame, pl.DataFrame]:
+                detail: pl.DataFrame | None) -> tuple[pl.DataFrame, pl.DataFrame, float]:
+    started = time.process_time()
     found, removals = exam_findings_and_removals(sections, links, detail, build_nlp())
-    return found.with_columns(pl.col("exam_name").alias("raw_name"), pl.lit(None, pl.Utf8).alias("loinc")), removals
+    found = found.with_columns(pl.col("exam_name").alias("raw_name"), pl.lit(None, pl.Utf8).alias("loinc"))
+    return found, removals, time.process_time() - started
 
 
 def note_cases(warehouse: Warehouse) -> pl.DataFrame:
@@ -131,10 +139,19 @@ def _note_batches(warehouse: Warehouse, links: pl.DataFrame) -> Iterator[pl.Data
                 yield frame
 
 
-def write_sections(warehouse: Warehouse, links: pl.DataFrame, workers: int = 1) -> Written:
-    """``note_sections`` for the notes in ``links`` (:func:`note_cases`), one file per batch."""
-    sectioned = _ordered_map(_sections_task, ((batch,) for batch in _note_batches(warehouse, links)), workers)
-    return write_batches(warehouse, SECTIONS, "notes", sectioned, empty=pl.DataFrame(schema=SECTIONS_SCHEMA))
+def write_sections(warehouse: Warehouse, links: pl.DataFrame, workers: int = 1) -> tuple[Written, NoteWork]:
+    """``note_sections`` for the notes in ``links`` (:func:`note_cases`), one file per batch, and the
+    notes and CPU seconds per note kind."""
+    work = NoteWork()
+
+    def sectioned() -> Iterator[pl.DataFrame]:
+        for frame, done in _ordered_map(_sections_task, ((batch,) for batch in _note_batches(warehouse, links)),
+                                        workers):
+            work.add(done)
+            yield frame
+
+    written = write_batches(warehouse, SECTIONS, "notes", sectioned(), empty=pl.DataFrame(schema=SECTIONS_SCHEMA))
+    return written, work
 
 
 def clear_sections(warehouse: Warehouse, why: str) -> Written:
@@ -149,43 +166,49 @@ def _section_batches(warehouse: Warehouse) -> Iterator[pl.DataFrame]:
 
 
 def write_units(warehouse: Warehouse, links: pl.DataFrame, workers: int = 1, partition: str = "mimic_notes",
-                removals: str = "mimic_notes_units") -> tuple[Written, int]:
-    """unit_candidates ``partition`` (and the scrubbed clauses in ``leakage_removals`` ``removals``)."""
+                removals: str = "mimic_notes_units") -> tuple[Written, int, float]:
+    """unit_candidates ``partition`` (and the scrubbed clauses in ``leakage_removals`` ``removals``);
+    returns what was written, the removals and the CPU seconds of the unit NLP."""
     if not warehouse.exists(SECTIONS):
-        return write_empty(warehouse, "unit_candidates", partition, "no note sections"), 0
+        return write_empty(warehouse, "unit_candidates", partition, "no note sections"), 0, 0.0
     removed: list[pl.DataFrame] = []
+    cpu_s: list[float] = []
 
     def units() -> Iterator[pl.DataFrame]:
         tasks = ((sections, _of_notes(links, sections)) for sections in _section_batches(warehouse))
-        for found, removals in _ordered_map(_units_task, tasks, workers):
+        for found, removals, seconds in _ordered_map(_units_task, tasks, workers):
             removed.append(removals)
+            cpu_s.append(seconds)
             yield found
 
     written = write_batches(warehouse, "unit_candidates", partition, units())
-    return written, _write_removals(warehouse, removals, removed)
+    return written, _write_removals(warehouse, removals, removed), sum(cpu_s)
 
 
 def write_exams(warehouse: Warehouse, links: pl.DataFrame, workers: int = 1, partition: str = "mimic_notes",
-                removals: str = "mimic_notes_exams") -> tuple[Written, int]:
+                removals: str = "mimic_notes_exams") -> tuple[Written, int, float]:
     """exam_candidates ``partition``: admission physical exam, note vitals, radiology FINDINGS (and
-    the scrubbed clauses in ``leakage_removals`` ``removals``)."""
+    the scrubbed clauses in ``leakage_removals`` ``removals``); returns what was written, the removals
+    and the CPU seconds of the exam NLP."""
     if not warehouse.exists(SECTIONS):
-        return write_empty(warehouse, "exam_candidates", partition, "no note sections"), 0
+        return write_empty(warehouse, "exam_candidates", partition, "no note sections"), 0, 0.0
     detail = (
         warehouse.scan("note_radiology_detail").filter(pl.col("field_name") == "exam_name").collect()
         if warehouse.exists("note_radiology_detail") else None
     )
     removed: list[pl.DataFrame] = []
+    cpu_s: list[float] = []
 
     def exams() -> Iterator[pl.DataFrame]:
         tasks = ((sections, _of_notes(links, sections), _of_notes(detail, sections))
                  for sections in _section_batches(warehouse))
-        for found, removals in _ordered_map(_exams_task, tasks, workers):
+        for found, removals, seconds in _ordered_map(_exams_task, tasks, workers):
             removed.append(removals)
+            cpu_s.append(seconds)
             yield found
 
     written = write_batches(warehouse, "exam_candidates", partition, exams())
-    return written, _write_removals(warehouse, removals, removed)
+    return written, _write_removals(warehouse, removals, removed), sum(cpu_s)
 
 
 def _write_removals(warehouse: Warehouse, partition: str, frames: list[pl.DataFrame]) -> int:

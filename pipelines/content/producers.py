@@ -95,15 +95,15 @@ def _cases_per(table: pl.DataFrame) -> int:
 
 
 def _note_units(p: Producer, warehouse: Warehouse, settings: Settings) -> Produced:
-    written, removed = notes.write_units(warehouse, notes.note_cases(warehouse), workers=settings.workers,
-                                         partition=p.partition, removals=p.removals)
-    return Produced(written, {"leakage_removals": removed})
+    written, removed, cpu_s = notes.write_units(warehouse, notes.note_cases(warehouse), workers=settings.workers,
+                                                partition=p.partition, removals=p.removals)
+    return Produced(written, {"leakage_removals": removed, "nlp_cpu_s": round(cpu_s, 3)})
 
 
 def _note_exams(p: Producer, warehouse: Warehouse, settings: Settings) -> Produced:
-    written, removed = notes.write_exams(warehouse, notes.note_cases(warehouse), workers=settings.workers,
-                                         partition=p.partition, removals=p.removals)
-    return Produced(written, {"leakage_removals": removed})
+    written, removed, cpu_s = notes.write_exams(warehouse, notes.note_cases(warehouse), workers=settings.workers,
+                                                partition=p.partition, removals=p.removals)
+    return Produced(written, {"leakage_removals": removed, "nlp_cpu_s": round(cpu_s, 3)})
 
 
 def _structured_units(units_of: Callable[[Warehouse, pl.DataFrame, Settings], pl.DataFrame],

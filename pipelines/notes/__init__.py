@@ -1,6 +1,6 @@
 """Clinical-note NLP: sections, patient-reportable units and examination findings from MIMIC-IV-Note.
 
-* :mod:`pipelines.notes.sections`      medspaCy pipeline (:func:`build_nlp`) and :func:`section_notes`
+* :mod:`pipelines.notes.sections`      :func:`section_notes` (regex header split), the pipeline (:func:`build_nlp`)
 * :mod:`pipelines.notes.section_rules` header rules and the visibility policy of every section
 * :mod:`pipelines.notes.units`         :func:`note_units`: atomic facts from patient-visible sections
 * :mod:`pipelines.notes.findings`      :func:`note_exam_findings`: admission exam, vitals, radiology FINDINGS

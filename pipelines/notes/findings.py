@@ -210,12 +210,15 @@ def _exam_name_by_note(sections: pl.DataFrame, radiology_detail: pl.DataFrame | 
 
 
 def _abnormal(nlp: Language, texts: list[str], batch_size: int = 64) -> list[bool]:
-    """True when a text holds an abnormal-finding word that ConText does not negate."""
-    disable = [p for p in nlp.pipe_names if p not in {SENTENCES, LINE_BREAKS, TARGETS, CONTEXT}]
-    return [
-        any(e.label_ == "ABNORMAL" and not e._.is_negated for e in doc.ents)
-        for doc in nlp.pipe((t.replace("\r", "\n") for t in texts), batch_size=batch_size, disable=disable)
-    ]
+    """True when a text holds an abnormal-finding word that ConText does not negate. ConText runs only
+    on texts with such a word: it decides nothing about the others, and it takes most of the time."""
+    context = nlp.get_pipe(CONTEXT)
+    disable = [p for p in nlp.pipe_names if p not in {SENTENCES, LINE_BREAKS, TARGETS}]
+    judged = []
+    for doc in nlp.pipe((t.replace("\r", "\n") for t in texts), batch_size=batch_size, disable=disable):
+        found = any(e.label_ == "ABNORMAL" for e in doc.ents)
+        judged.append(found and any(e.label_ == "ABNORMAL" and not e._.is_negated for e in context(doc).ents))
+    return judged
 
 
 def _clean(text: str) -> str:

@@ -1,6 +1,17 @@
-"""Split discharge summaries and radiology reports into sections with medspaCy's Sectionizer.
+"""Split discharge summaries and radiology reports into sections by their header rules.
 
-One pipeline (:func:`build_nlp`, built once per process) serves the whole note path:
+Sectioning is a regex scan of each note with the rule sets of :mod:`pipelines.notes.section_rules`,
+with the semantics of medspaCy's Sectionizer (header matches, parent rules, a preamble before the
+first header, a body up to the next header) but without tokenizing the note: tokenizing the whole
+note was most of the note path's time, and a radiology report needs nothing but the split to give
+its FINDINGS. medspaCy snaps a header match to token boundaries and resolves overlapping matches by
+their length in tokens. A match boundary between whitespace and text is a token boundary; one inside
+a run of non-space characters (``In the ED,``) is checked by tokenizing that run alone, as spaCy
+does; a match that would be snapped (``Allergies:(`` holds the token ``:(``) or that overlaps
+another sends its note to the tokenized Sectionizer itself. Either way a note gets exactly the
+sections medspaCy would give it.
+
+One pipeline (:func:`build_nlp`, built once per process) serves the rest of the note path:
 
 * sentence boundaries (spaCy's rule-based ``sentencizer`` at . ! ? ; plus ``line_break_sentences``
   after every line break), ``medspacy_target_matcher`` (exam/imaging finding words, see
@@ -9,24 +20,27 @@ One pipeline (:func:`build_nlp`, built once per process) serves the whole note p
   short sections but is pure Python and ~75x slower (hours on MIMIC-IV-Note instead of minutes);
 * ``encounter_events``: a second TargetMatcher (span group, not entities) with the HPI encounter
   rules and history cues of :mod:`pipelines.notes.lexicon`; the unit extractor runs it on HPI text;
-* ``discharge_sectionizer`` and ``radiology_sectionizer``: two medspaCy Sectionizers with the rule
-  sets of :mod:`pipelines.notes.section_rules`.
+* ``discharge_sectionizer`` and ``radiology_sectionizer``: the two medspaCy Sectionizers, for the
+  notes the regex scan cannot section exactly (above).
 
-Callers switch components off per use (``nlp.pipe(..., disable=...)``), so sectioning runs only the
-tokenizer and one sectionizer. Section offsets index the note exactly as given: Windows (``\\r\\n``)
-and old Mac (``\\r``) line ends are read as line breaks without changing any offset.
+Callers switch components off per use (``nlp.pipe(..., disable=...)``). Section offsets index the
+note exactly as given: Windows (``\\r\\n``) and old Mac (``\\r``) line ends are read as line breaks
+without changing any offset.
 """
 
 from __future__ import annotations
 
 import re
+import time
+from dataclasses import dataclass, field
 from functools import cache
-from typing import Iterable
+from collections.abc import Callable, Iterable
 
 import medspacy
 import polars as pl
 from loguru import logger
 from medspacy.context import ConTextRule
+from medspacy.section_detection import SectionRule
 from medspacy.target_matcher import TargetRule
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -51,7 +65,8 @@ from pipelines.notes.section_rules import (
 # terminal; a build would print millions of lines. Library loggers are disabled by name.
 logger.disable("PyRuSH")
 
-__all__ = ["SECTION_VISIBILITY", "SECTION_POLICY", "build_nlp", "section_notes", "note_kind", "SECTIONS_SCHEMA"]
+__all__ = ["SECTION_VISIBILITY", "SECTION_POLICY", "build_nlp", "section_notes", "note_kind", "SECTIONS_SCHEMA",
+           "NoteWork", "HEADER_RULES", "split_sections"]
 
 DISCHARGE_SECTIONIZER = "discharge_sectionizer"
 RADIOLOGY_SECTIONIZER = "radiology_sectionizer"
@@ -139,16 +154,128 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _section_rows(note_id: str, text: str, doc: Doc, kind: str) -> Iterable[dict[str, object]]:
+@dataclass(frozen=True)
+class Section:
+    """One section of a note in character offsets; ``rule`` None for the preamble before the first header."""
+
+    rule: SectionRule | None
+    title_start: int
+    title_end: int
+    body_start: int
+    body_end: int
+
+
+class HeaderRules:
+    """One note kind's section rules, compiled as medspaCy's regex matcher compiles them (ignoring case),
+    with the parents each rule needs (medspaCy's parent rules)."""
+
+    def __init__(self, rules: list[SectionRule]) -> None:
+        categories = [r.category for r in rules]
+        if len(set(categories)) != len(categories):  # medspaCy merges the parents of a repeated category
+            raise ValueError(f"section rule categories must be distinct: {categories}")
+        self.compiled = [(re.compile(r.pattern, re.IGNORECASE), r) for r in rules]
+        self.parents = {r.category: tuple(r.parents) for r in rules if r.parents}
+
+
+HEADER_RULES = {"discharge": HeaderRules(discharge_rules()), "radiology": HeaderRules(radiology_rules())}
+_SECTIONIZERS = {"discharge": DISCHARGE_SECTIONIZER, "radiology": RADIOLOGY_SECTIONIZER}
+
+
+Header = tuple[int, int, SectionRule]  # a header match: start and end in the note, its rule
+
+
+def _with_parents(headers: list[Header], rules: HeaderRules) -> list[Header]:
+    """The header matches medspaCy keeps (``Sectionizer.set_parent_sections``, same walk): a rule with
+    parents keeps its match only when a parent precedes it, directly or through siblings under it."""
+    kept: list[Header] = []
+    parent_of: list[int | None] = []
+
+    def category(i: int | None) -> str | None:
+        return None if i is None else kept[i][2].category
+
+    for header in headers:
+        rule = header[2]
+        parents = rules.parents.get(rule.category)
+        if not kept or not parents:
+            if not (rule.parent_required and not kept):
+                kept.append(header)
+                parent_of.append(None)
+            continue
+        found = None
+        for parent in parents:
+            i = len(kept) - 1
+            candidate, candidate_parent = category(i), category(parent_of[i])
+            while candidate:
+                if candidate == parent:
+                    found = i
+                    break
+                if i < 1 or not candidate_parent:
+                    break
+                before, before_parent = category(i - 1), category(parent_of[i - 1])
+                if candidate_parent not in (before, before_parent):
+                    break
+                candidate, candidate_parent, i = before, before_parent, i - 1
+        if found is not None or not rule.parent_required:
+            kept.append(header)
+            parent_of.append(found)
+    return kept
+
+
+def _splits_at(text: str, i: int, tokenize: Callable[[str], Doc]) -> bool:
+    """Whether spaCy puts a token boundary at ``i`` inside a run of non-space characters: it tokenizes
+    every whitespace-delimited run on its own, so the run alone decides."""
+    start, end = i, i
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    while end < len(text) and not text[end].isspace():
+        end += 1
+    return any(start + token.idx == i for token in tokenize(text[start:end]))
+
+
+def split_sections(text: str, rules: HeaderRules, tokenize: Callable[[str], Doc]) -> list[Section] | None:
+    """The sections of ``text`` (line breaks as ``\\n``) by a regex scan, or None where only the
+    tokenized Sectionizer is exact: a header match that does not start and end at token boundaries
+    (``tokenize``, the pipeline's tokenizer, decides inside a run of non-space characters), that
+    ends in whitespace, or that overlaps another."""
+    headers: list[Header] = []
+    for pattern, rule in rules.compiled:
+        for m in pattern.finditer(text):
+            start, end = m.span()
+            if start == end or text[end - 1].isspace():
+                return None
+            if start > 0 and not text[start - 1].isspace() and not _splits_at(text, start, tokenize):
+                return None
+            if end < len(text) and not text[end].isspace() and not _splits_at(text, end, tokenize):
+                return None
+            headers.append((start, end, rule))
+    headers.sort(key=lambda h: (h[0], h[1]))
+    if any(b[0] < a[1] for a, b in zip(headers, headers[1:])):
+        return None
+    headers = _with_parents(headers, rules)
+    sections = [Section(None, 0, 0, 0, headers[0][0] if headers else len(text))]
+    for i, (start, end, rule) in enumerate(headers):
+        sections.append(Section(rule, start, end, end, headers[i + 1][0] if i + 1 < len(headers) else len(text)))
+    return sections
+
+
+def _tokenized_sections(doc: Doc) -> list[Section]:
+    """The sections medspaCy's Sectionizer set on ``doc``, in character offsets."""
+    found = []
     for section in doc._.sections:
-        body = doc[section.body_start : section.body_end]
-        start, end = _trim(text, body.start_char, body.end_char) if len(body) else (0, 0)
+        title, body = doc[section.title_start : section.title_end], doc[section.body_start : section.body_end]
+        found.append(Section(section.rule, title.start_char, title.end_char,
+                             *((body.start_char, body.end_char) if len(body) else (0, 0))))
+    return found
+
+
+def _section_rows(note_id: str, text: str, sections: list[Section], kind: str) -> Iterable[dict[str, object]]:
+    for section in sections:
+        start, end = _trim(text, section.body_start, section.body_end)
         if start >= end:
             continue
         name, header = "preamble", None
         if section.rule is not None:
-            title = doc[section.title_start : section.title_end]
-            header = " ".join(text[title.start_char : title.end_char].split())
+            header = " ".join(text[section.title_start : section.title_end].split())
             name = section.rule.metadata["section"] or classify_header(header, kind)
         visibility, reason = SECTION_POLICY[name]
         yield {
@@ -163,14 +290,31 @@ def _section_rows(note_id: str, text: str, doc: Doc, kind: str) -> Iterable[dict
         }
 
 
-def section_notes(notes: pl.DataFrame, nlp: Language | None = None, batch_size: int = 64) -> pl.DataFrame:
+@dataclass
+class NoteWork:
+    """Notes sectioned and CPU seconds spent, per note kind (the build reports note throughput from them)."""
+
+    notes: dict[str, int] = field(default_factory=dict)
+    cpu_s: dict[str, float] = field(default_factory=dict)
+
+    def add(self, other: "NoteWork") -> None:
+        for kind, n in other.notes.items():
+            self.notes[kind] = self.notes.get(kind, 0) + n
+        for kind, seconds in other.cpu_s.items():
+            self.cpu_s[kind] = self.cpu_s.get(kind, 0.0) + seconds
+
+
+def section_notes(notes: pl.DataFrame, nlp: Language | None = None, batch_size: int = 64,
+                  work: NoteWork | None = None) -> pl.DataFrame:
     """One row per non-empty section of every note (``note_id``, ``text``; optional ``note_type``).
 
     Columns: note_id, section (canonical name), header (as written), start/end (character offsets of
     the body in the note, so ``text == note[start:end]``), text, visibility, reason. Rows keep note
-    order and, within a note, text order. Empty or missing text gives no rows.
+    order and, within a note, text order. Empty or missing text gives no rows. ``nlp`` (built when
+    first needed) gives the tokenizer that places header boundaries inside a run of non-space
+    characters, and sections the rare notes the regex scan leaves to medspaCy; ``work``, when given,
+    gets the notes and CPU seconds of each kind added.
     """
-    nlp = nlp or build_nlp()
     has_type = "note_type" in notes.columns
     records = notes.select(
         pl.col("note_id").cast(pl.Utf8), pl.col("text").cast(pl.Utf8), *(["note_type"] if has_type else [])
@@ -181,15 +325,27 @@ def section_notes(notes: pl.DataFrame, nlp: Language | None = None, batch_size: 
         if text.strip():
             kind = note_kind(rec["note_id"], text, rec.get("note_type"))
             by_kind[kind].append((i, rec["note_id"], text))
+
+    def tokenize(text: str) -> Doc:
+        return (nlp or build_nlp()).tokenizer(text)
+
     rows: list[tuple[int, dict[str, object]]] = []
-    for kind, sectionizer in (("discharge", DISCHARGE_SECTIONIZER), ("radiology", RADIOLOGY_SECTIONIZER)):
-        items = by_kind[kind]
-        docs = nlp.pipe(
-            (_line_breaks(text) for _, _, text in items),
-            batch_size=batch_size,
-            disable=[p for p in nlp.pipe_names if p != sectionizer],
-        )
-        for (i, note_id, text), doc in zip(items, docs):
-            rows.extend((i, row) for row in _section_rows(note_id, text, doc, kind))
+    for kind, items in by_kind.items():
+        started = time.process_time()
+        tokenized = []
+        for i, note_id, text in items:
+            sections = split_sections(_line_breaks(text), HEADER_RULES[kind], tokenize)
+            if sections is None:
+                tokenized.append((i, note_id, text))
+            else:
+                rows.extend((i, row) for row in _section_rows(note_id, text, sections, kind))
+        if tokenized:
+            nlp = nlp or build_nlp()
+            docs = nlp.pipe((_line_breaks(text) for _, _, text in tokenized), batch_size=batch_size,
+                            disable=[p for p in nlp.pipe_names if p != _SECTIONIZERS[kind]])
+            for (i, note_id, text), doc in zip(tokenized, docs):
+                rows.extend((i, row) for row in _section_rows(note_id, text, _tokenized_sections(doc), kind))
+        if work is not None:
+            work.add(NoteWork({kind: len(items)}, {kind: time.process_time() - started}))
     rows.sort(key=lambda r: (r[0], r[1]["start"]))
     return pl.DataFrame([row for _, row in rows], schema=SECTIONS_SCHEMA)

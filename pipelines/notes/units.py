@@ -350,9 +350,10 @@ def note_units(
                                  "original_snippet": text[f.start : f.end], "action": ENCOUNTER_ACTION})
         facts = [f for f in found if f.encounter is None]
         spans = [doc.char_span(f.start, f.end, label="FACT", alignment_mode="expand") for f in facts]
-        doc.ents = filter_spans([s for s in spans if s is not None])
-        context(doc)
-        negated_at = {(e.start_char, e.end_char): e._.is_negated for e in doc.ents}
+        negated_at = {}
+        if any(f.negated is None and s is not None for f, s in zip(facts, spans)):  # else ConText decides nothing
+            doc.ents = filter_spans([s for s in spans if s is not None])
+            negated_at = {(e.start_char, e.end_char): e._.is_negated for e in context(doc).ents}
         terms = diagnosis_terms(rec["diagnosis_name"], rec.get("acceptable_names"), rec.get("primary_icd10"),
                                 rec.get("icd10_title"))
         category = SECTION_CATEGORY[rec["section"]]
@@ -376,7 +377,8 @@ def note_units(
             units.append(
                 {"case_id": rec["case_id"], "category": category, "text": clean, "negated": negated,
                  "disclosed": category == "chief_complaint", "source_ref": source_ref,
-                 "_rank": _CATEGORY_RANK[category], "_order": rec["_order"], "_start": fact.start}
+                 "_rank": _CATEGORY_RANK[category], "_order": rec["_order"], "_start": fact.start,
+                 "_key": normalise(clean)}
             )
     return _finish_units(units), pl.DataFrame(removals, schema=REMOVAL_COLUMNS)
 
@@ -391,7 +393,6 @@ def _finish_units(units: list[dict[str, object]]) -> pl.DataFrame:
     df = (
         pl.DataFrame(units)
         .sort("case_id", "_rank", "_order", "_start")
-        .with_columns(pl.col("text").map_elements(normalise, return_dtype=pl.Utf8).alias("_key"))
         .unique(subset=["case_id", "category", "_key", "negated"], keep="first", maintain_order=True)
         .with_columns(pl.int_range(pl.len()).over("case_id").cast(pl.Int32).alias("ordinal"))
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
+from reference_sections import COLUMNS, medspacy_sections
 
 import schemas
 from pipelines.demo import generate_demo
@@ -66,6 +67,12 @@ def test_demo_notes_have_chief_complaint_and_hpi(demo: dict[str, pl.DataFrame], 
     findings = sections.filter(pl.col("section") == "findings")["note_id"]
     assert findings.n_unique() >= 0.9 * radiology_ids.len()
     schemas.conform("note_sections", sections)
+
+
+def test_demo_sections_equal_medspacy_sectionizer(demo: dict[str, pl.DataFrame], sections: pl.DataFrame, nlp) -> None:
+    notes = [(note_id, text, "discharge" if note_type == "DS" else "radiology")
+             for note_id, note_type, text in demo["notes"].select("note_id", "note_type", "text").iter_rows()]
+    assert sections.select(COLUMNS).rows() == medspacy_sections(nlp, notes).rows()
 
 
 def test_demo_units_and_exams_are_clean(demo: dict[str, pl.DataFrame], sections: pl.DataFrame, nlp) -> None:
