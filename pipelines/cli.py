@@ -72,6 +72,9 @@ def _ensure_sources(values: dict[str, object], admissions: int) -> dict[str, obj
     stamp = f"admissions={admissions} seed={settings.seed}"
     if not marker.exists() or marker.read_text() != stamp:
         console.print(f"[bold]no source configured[/]: generating the embedded demo ({admissions} admissions) in {out}")
+        # The files are rewritten in place: the marker goes first, so a build killed part-way leaves
+        # none and the next build regenerates instead of reading half of one demo and half of another.
+        marker.unlink(missing_ok=True)
         _generate_demo(out, admissions, settings.seed)
         marker.write_text(stamp)
     return {**values, **{source.field: source.demo_location(out) for source in SOURCES}}
@@ -98,29 +101,31 @@ def build(clinverse, synthea, select: str | None = None, show_progress: bool = T
     settings = clinverse.settings()
     settings.home.mkdir(parents=True, exist_ok=True)
     published = Warehouse(settings.home)
-    generation = published.begin_build()
-    clinverse = type(clinverse)(**clinverse.field_values(), generation=generation.generation)
-    defs = make_definitions(settings, {"clinverse": clinverse, "synthea": synthea})
-    selection = dg.AssetSelection.from_string(select) if select else None
-    planned = runner.plan(defs, selection)
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total} assets"),
-                  TextColumn("{task.fields[current]}"), TimeElapsedColumn(), console=console,
-                  disable=not show_progress) as bar:
-        tasks = {group: bar.add_task(group, total=len(keys), current="") for group, keys in planned.groups.items()}
+    generation = published.begin_build()  # holds the home's build lock until published or discarded
+    try:
+        clinverse = type(clinverse)(**clinverse.field_values(), generation=generation.generation)
+        defs = make_definitions(settings, {"clinverse": clinverse, "synthea": synthea})
+        selection = dg.AssetSelection.from_string(select) if select else None
+        planned = runner.plan(defs, selection)
+        with Progress(TextColumn("[bold]{task.description}"), BarColumn(),
+                      TextColumn("{task.completed}/{task.total} assets"), TextColumn("{task.fields[current]}"),
+                      TimeElapsedColumn(), console=console, disable=not show_progress) as bar:
+            tasks = {group: bar.add_task(group, total=len(keys), current="") for group, keys in planned.groups.items()}
 
-        def update(_event, report: runner.BuildReport) -> None:
-            for group, task in tasks.items():
-                bar.update(task, completed=report.done(group),
-                           current=report.current if report.current_group == group else "")
+            def update(_event, report: runner.BuildReport) -> None:
+                for group, task in tasks.items():
+                    bar.update(task, completed=report.done(group),
+                               current=report.current if report.current_group == group else "")
 
-        try:
-            report = runner.run(defs, selection, update, log_level, log_file=build_log(settings.home, generation))
-        except BaseException:  # a failed step or check, Ctrl-C: the published tables stay as they were
-            published.discard_build(generation)
-            raise
-        finally:
-            for task in tasks.values():
-                bar.update(task, current="")
+            try:
+                report = runner.run(defs, selection, update, log_level, log_file=build_log(settings.home, generation),
+                                    scratch=settings.home)
+            finally:
+                for task in tasks.values():
+                    bar.update(task, current="")
+    except BaseException:  # a failed step or check, a bad selection, Ctrl-C: the published tables stay as they were
+        published.discard_build(generation)
+        raise
     published.publish_build(generation)
     return report
 
@@ -129,7 +134,7 @@ def _build(args: argparse.Namespace) -> int:
     from pipelines.resources import ClinverseResource, SyntheaResource
     from pipelines.runner import BuildFailed
     from pipelines.sources.errors import location_problems
-    from pipelines.warehouse import Warehouse
+    from pipelines.warehouse import Warehouse, WarehouseError
 
     try:
         values = _ensure_sources({**config.environment_values("build"), **_flag_values(args)}, args.admissions)
@@ -148,7 +153,7 @@ def _build(args: argparse.Namespace) -> int:
     console.print(f"[bold]building[/] {', '.join(settings.configured_sources())} into {settings.home}")
     try:
         report = build(clinverse, synthea, args.select, log_level=log_level)
-    except BuildFailed as exc:
+    except (BuildFailed, WarehouseError) as exc:  # WarehouseError: another build holds the home
         published = Warehouse(settings.home).published_at()
         kept = (f"nothing was published; the tables of the previous build ({published}) are still in place"
                 if published else "nothing was published")
@@ -178,7 +183,8 @@ def _print_summary(warehouse) -> None:
     if warehouse.exists("stress_test"):
         _print_rates(out, warehouse)
     if warehouse.exists("clinlab_eval"):
-        overall = warehouse.query("SELECT * EXCLUDE (exam_name) FROM clinlab_eval WHERE exam_name = 'ALL' ORDER BY predictor")
+        overall = warehouse.query("SELECT * EXCLUDE (exam_name) FROM clinlab_eval WHERE exam_name = 'ALL' "
+                                  "ORDER BY predictor")
         out.print(_frame_table(overall, "ClinLab on held-out test-split lab values (all labs)", digits=4))
     out.print(f'query it: clinverse query --home {warehouse.home} "SELECT * FROM cases LIMIT 5"')
 
@@ -214,15 +220,20 @@ def _json_nested(frame):
 
 
 def _query(args: argparse.Namespace) -> int:
+    import schemas
     from pipelines.warehouse import Warehouse, WarehouseError
 
+    warehouse = Warehouse(_home(args))
     try:
-        frame = Warehouse(_home(args)).query(args.sql)
+        frame = warehouse.query(args.sql, restricted=args.restricted)
     except WarehouseError as exc:
         console.print(f"[bold red]{exc}[/]")
         return 2
     except Exception as exc:  # DuckDB errors: bad SQL, write attempts on the read-only connection
-        console.print(f"[bold red]query failed[/]: {exc}")
+        hidden = [t for t in warehouse.tables() if schemas.restricted(t) and t in args.sql]
+        hint = (f"\n{', '.join(hidden)}: restricted (no view by default); --restricted opens them for authorised use"
+                if hidden and not args.restricted else "")
+        console.print(f"[bold red]query failed[/]: {exc}{hint}")
         return 1
     if args.format == "csv":
         sys.stdout.write(_json_nested(frame).write_csv())
@@ -297,6 +308,8 @@ def _stress_test(args: argparse.Namespace) -> int:
 def _evaluate(args: argparse.Namespace) -> int:
     import polars as pl
 
+    from pipelines.episodes.llm.config import LLMConfig
+    from pipelines.episodes.llm.egress import EgressRefused
     from pipelines.episodes.store import CaseStore
     from pipelines.evaluation.protocols import run_study, study_order
     from pipelines.report.page import write_report
@@ -304,9 +317,13 @@ def _evaluate(args: argparse.Namespace) -> int:
 
     try:
         order = study_order([args.protocol])
+        llm = None
+        if args.doctor == "llm":
+            llm = LLMConfig.from_env()
+            llm.role("doctor")  # an unconfigured doctor fails here, before any episode
         warehouse = Warehouse(_home(args))
         store = CaseStore.from_warehouse(warehouse)
-    except (KeyError, ValueError, WarehouseError) as exc:
+    except (KeyError, ValueError, WarehouseError, config.SettingError) as exc:
         console.print(f"[bold red]evaluation not started[/]: {exc}")
         return 2
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
@@ -318,8 +335,9 @@ def _evaluate(args: argparse.Namespace) -> int:
 
         try:
             study = run_study(warehouse, store, order, doctor=args.doctor, preset=args.preset, seed=args.seed,
-                              stages=args.stages, progress=progress)
-        except ValueError as exc:
+                              stages=args.stages, progress=progress, llm=llm, models=args.model or (),
+                              cases=args.cases)
+        except (ValueError, EgressRefused) as exc:
             console.print(f"[bold red]evaluation not run[/]: {exc}")
             return 2
     arms = Table("condition", "run", "episodes", "S", "U", "block accuracy", title=f"study: {', '.join(order)}")
@@ -328,7 +346,8 @@ def _evaluate(args: argparse.Namespace) -> int:
                      str(summary.get("mean_u", "")), str(summary["block_accuracy"]))
     tests = Table("family", "comparison", "endpoint", "n", "effect", "95 % interval", "p (Holm)",
                   title="paired statistics (stat_tests)")
-    for row in study.stat_tests.filter(pl.col("endpoint").is_in(["score_s", "utility_u"])).iter_rows(named=True):
+    shown = ["score_s", "utility_u", "n_error_turns", "any_error_turn"]
+    for row in study.stat_tests.filter(pl.col("endpoint").is_in(shown)).iter_rows(named=True):
         interval = "" if row["ci_low"] is None else f"{row['ci_low']:.3f} .. {row['ci_high']:.3f}"
         tests.add_row(row["family"], row["comparison"], row["endpoint"], str(row["n"]),
                       "" if row["effect"] is None else f"{row['effect']:.3f}", interval,
@@ -336,6 +355,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     out = Console()
     out.print(arms)
     out.print(tests)
+    if study.bwt.height:
+        out.print(_frame_table(study.bwt, title="backward transfer (BWT)", digits=3))
     written = write_report(warehouse.home, warehouse.home / "reports" / "evaluation.html")
     console.print(f"report: {written.path}")
     return 0
@@ -401,6 +422,36 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _release(args: argparse.Namespace) -> int:
+    from pipelines.release.release import IdentifiersFound, ReleaseRefused, release
+    from pipelines.training.export import DataUseNotAcknowledged
+    from pipelines.warehouse import Warehouse, WarehouseError
+
+    try:
+        written = release(Warehouse(_home(args)), Path(args.out), acknowledge_data_use=args.acknowledge_data_use)
+    except (DataUseNotAcknowledged, ReleaseRefused) as exc:
+        console.print(f"[bold red]release refused[/]: {exc}")
+        return 2
+    except IdentifiersFound as exc:
+        console.print(f"[bold red]release not published[/]: {exc}")
+        return 1
+    except (FileExistsError, ValueError, WarehouseError) as exc:
+        console.print(f"[bold red]release not written[/]: {exc}")
+        return 2
+    table = Table("table", "rows", title=f"release {written.out}")
+    for name, rows in written.rows.items():
+        table.add_row(name, f"{rows:,}")
+    Console().print(table)
+    searched = written.scan.searched
+    console.print(f"scan: {sum(searched['anywhere']) + sum(searched['own_case']):,} source identifiers looked for in "
+                  f"{len(written.scan.files)} files, none found")
+    if written.restricted:
+        console.print(f"[bold]data use restriction[/]: content derived from {', '.join(written.restricted)}; "
+                      f"share it only as {written.out / 'README.md'} says")
+    console.print(f"files and dataset card: {written.out}")
+    return 0
+
+
 def _report(args: argparse.Namespace) -> int:
     from pipelines.report.page import write_report
     from pipelines.warehouse import Warehouse
@@ -432,7 +483,8 @@ def parser() -> argparse.ArgumentParser:
                        help=f"{source.description.replace('`', '')} (env {source.setting}), e.g. {source.example}")
     b.add_argument("--select", help="Dagster asset selection, e.g. 'group:cases' or 'key:case_skeleton+'")
     b.add_argument("--seed", type=int, help=f"seed for the demo and sampling (env {config.ENV_SEED})")
-    b.add_argument("--admissions", type=int, default=DEMO_ADMISSIONS, help="size of the generated demo when no source is given")
+    b.add_argument("--admissions", type=int, default=DEMO_ADMISSIONS,
+                   help="size of the generated demo when no source is given")
     b.set_defaults(func=_build)
 
     e = sub.add_parser("episodes", help="run a doctor on the warehouse's cases (resumes an interrupted run)")
@@ -451,7 +503,8 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--memory", default="off", choices=["off", "empty", "prepopulated", "frozen"],
                    help="experience memory: off (default); empty (a new bank the run writes into); prepopulated "
                         "(a copy of --memory-from's bank, written into); frozen (--memory-from's bank, never written)")
-    e.add_argument("--memory-from", metavar="RUN_ID", help="the run whose bank a prepopulated or frozen memory starts from")
+    e.add_argument("--memory-from", metavar="RUN_ID",
+                   help="the run whose bank a prepopulated or frozen memory starts from")
     e.add_argument("--memory-k", type=int, help="memory cards shown per doctor decision (default 3)")
     e.add_argument("--manager", default="offline", choices=["offline", "llm"],
                    help="who writes the memory cards: offline templates (default) or llm (CLINVERSE_LLM_MANAGER_* "
@@ -465,9 +518,14 @@ def parser() -> argparse.ArgumentParser:
     ev = sub.add_parser("evaluate", help="the evaluation protocols (stream, held-out, MDT): runs, scores, paired "
                                         "statistics (stat_tests) and the report")
     ev.add_argument("--home", help=f"warehouse folder (env {config.ENV_HOME}, default ./warehouse)")
-    ev.add_argument("--protocol", default="all", choices=["stream", "heldout", "mdt", "all"],
-                    help="which protocol (held-out also plays the stream it starts from; default all)")
-    ev.add_argument("--doctor", default="retrieval", choices=["full_info", "retrieval", "random"])
+    ev.add_argument("--protocol", default="all",
+                    help="a protocol of pipelines/evaluation/data/protocols.yaml (stream, heldout, update, mdt, "
+                         "static, interface, clinlab), each with the ones it starts from; default all")
+    ev.add_argument("--doctor", default="retrieval", choices=["full_info", "retrieval", "random", "llm"],
+                    help="llm: the doctor role of CLINVERSE_LLM_* (its egress guard applies)")
+    ev.add_argument("--model", action="append", help="an LLM doctor model to play every arm (repeatable; default "
+                                                     "the doctor role's model)")
+    ev.add_argument("--cases", type=int, help="at most N cases per arm (a quick study)")
     ev.add_argument("--preset", default="clinverse", choices=["medevoeval", "clinverse"])
     ev.add_argument("--stages", type=int, default=10, help="stages of the case stream (learning curves; default 10)")
     ev.add_argument("--seed", type=int, default=7)
@@ -500,9 +558,21 @@ def parser() -> argparse.ArgumentParser:
                         "and be bound by the PhysioNet data use agreement")
     x.set_defaults(func=_export)
 
+    rel = sub.add_parser("release", help="the curated case tables as a dataset to share (Parquet and a dataset "
+                                         "card), without source identifiers or dates, checked by a scan")
+    rel.add_argument("--home", help=f"warehouse folder (env {config.ENV_HOME}, default ./warehouse)")
+    rel.add_argument("--out", required=True, help="a new (or empty) folder for the tables' Parquet files and README.md")
+    rel.add_argument("--acknowledge-data-use", action="store_true",
+                     help="write content derived from MIMIC-IV or SICdb: its recipients must hold credentialed access "
+                          "and be bound by the PhysioNet data use agreement")
+    rel.set_defaults(func=_release)
+
     q = sub.add_parser("query", help="read-only SQL over the warehouse")
     q.add_argument("sql")
     q.add_argument("--home")
+    q.add_argument("--restricted", action="store_true",
+                   help="give the restricted tables a view too (case_provenance: raw source keys; note_sections and "
+                        "the note_* staging tables: note text): for credentialed, authorised use only")
     q.add_argument("--format", choices=["table", "csv", "json"], default="table")
     q.set_defaults(func=_query)
     return p

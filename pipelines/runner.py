@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import logging
 import re
+import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +25,7 @@ from dagster import DagsterEvent, DagsterEventType
 from dagster._core.log_manager import get_log_record_metadata, has_log_record_metadata
 
 from pipelines.build_plan import JOB
+from pipelines.warehouse import TEMP_SUFFIX
 
 TRACKED = (DagsterEventType.STEP_START, DagsterEventType.ASSET_MATERIALIZATION,
            DagsterEventType.ASSET_CHECK_EVALUATION, DagsterEventType.STEP_FAILURE)
@@ -42,6 +46,13 @@ class BuildReport:
     failures: list[str] = field(default_factory=list)  # "<step> failed: <root cause>"
     current: str = ""  # the step running now
     seconds: float = 0.0
+    # Where the time went (the bench reads them): Dagster's own duration of every step that succeeded,
+    # the numeric metadata each asset's materialisation reported (rows, seconds, ...) and its step, and
+    # time.perf_counter() when the first step started.
+    step_seconds: dict[str, float] = field(default_factory=dict)
+    asset_metrics: dict[str, dict[str, float]] = field(default_factory=dict)
+    asset_step: dict[str, str] = field(default_factory=dict)
+    first_step_at: float | None = None
 
     def done(self, group: str) -> int:
         wanted = set(self.groups.get(group, ()))
@@ -54,8 +65,17 @@ class BuildReport:
     def observe(self, event: DagsterEvent) -> None:
         if event.event_type == DagsterEventType.STEP_START:
             self.current = event.step_key or ""
+            if self.first_step_at is None:
+                self.first_step_at = time.perf_counter()
+        elif event.event_type == DagsterEventType.STEP_SUCCESS:
+            self.step_seconds[event.step_key or ""] = event.step_success_data.duration_ms / 1000
         elif event.event_type == DagsterEventType.ASSET_MATERIALIZATION:
-            self.succeeded.append(event.asset_key.to_user_string())
+            key = event.asset_key.to_user_string()
+            self.succeeded.append(key)
+            self.asset_step[key] = event.step_key or ""
+            metadata = event.step_materialization_data.materialization.metadata
+            self.asset_metrics[key] = {name: value.value for name, value in metadata.items()
+                                       if isinstance(value.value, (int, float)) and not isinstance(value.value, bool)}
         elif event.event_type == DagsterEventType.ASSET_CHECK_EVALUATION:
             evaluation = event.event_specific_data
             self.checks[f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}"] = evaluation.passed
@@ -126,7 +146,8 @@ def _is_asset_message(record: logging.LogRecord) -> bool:
 
 class _AssetMessage(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        text = get_log_record_metadata(record)["orig_message"] if has_log_record_metadata(record) else record.getMessage()
+        text = (get_log_record_metadata(record)["orig_message"] if has_log_record_metadata(record)
+                else record.getMessage())
         return f"{record.levelname.lower()}: {text}"
 
 
@@ -164,20 +185,23 @@ def plan(defs: dg.Definitions, select: dg.AssetSelection | None = None, job: str
 
 def run(defs: dg.Definitions, select: dg.AssetSelection | None = None, progress: ProgressFn | None = None,
         log_level: str = "INFO", job: str = JOB, instance: dg.DagsterInstance | None = None,
-        log_file: Path | None = None) -> BuildReport:
+        log_file: Path | None = None, scratch: Path | None = None) -> BuildReport:
     """Materialise the job (narrowed by ``select``) in one in-process run; raise BuildFailed on a
     failed step or blocking check. ``progress`` gets every tracked event as it happens. With
-    ``log_file``, the terminal gets only the assets' messages and the file gets the whole log."""
+    ``log_file``, the terminal gets only the assets' messages and the file gets the whole log.
+
+    Without ``instance`` the run gets an ephemeral one, whose local artifact folder is a system
+    temporary folder, or with ``scratch`` (the warehouse home) a hidden ``.partial`` folder in it:
+    removed after the run, and if the run is killed, by the next build's sweep (pipelines.warehouse)."""
     report = plan(defs, select, job)
     selected = [dg.AssetKey.from_user_string(k) for keys in report.groups.values() for k in keys]
     if not selected:
         raise BuildFailed(f"{job}: the selection matches no asset of the job")
 
     def on_event(event: DagsterEvent) -> None:
-        if event.event_type in TRACKED:
-            report.observe(event)
-            if progress:
-                progress(event, report)
+        report.observe(event)  # STEP_SUCCESS too (step_seconds), which progress does not get
+        if progress and event.event_type in TRACKED:
+            progress(event, report)
 
     loggers = {"events": event_logger(on_event)}
     logger_config: dict = {"events": {}}
@@ -189,12 +213,17 @@ def run(defs: dg.Definitions, select: dg.AssetSelection | None = None, progress:
         logger_config |= {"console": {}, "file": {}}
     job_def = defs.resolve_job_def(job).with_logger_defs(loggers)
     started = time.perf_counter()
-    try:
-        result = job_def.execute_in_process(
-            run_config={"loggers": logger_config},
-            instance=instance, raise_on_error=False, asset_selection=selected if select is not None else None)
-    except Exception as exc:  # a framework error before any step: surfaced with its message
-        raise BuildFailed(f"{job}: {exc}") from exc
+    with ExitStack() as stack:
+        if instance is None and scratch is not None:
+            artifacts = tempfile.mkdtemp(prefix=".dagster-", suffix=TEMP_SUFFIX, dir=scratch)
+            stack.callback(shutil.rmtree, artifacts, ignore_errors=True)
+            instance = stack.enter_context(dg.DagsterInstance.ephemeral(tempdir=artifacts))
+        try:
+            result = job_def.execute_in_process(
+                run_config={"loggers": logger_config},
+                instance=instance, raise_on_error=False, asset_selection=selected if select is not None else None)
+        except Exception as exc:  # a framework error before any step: surfaced with its message
+            raise BuildFailed(f"{job}: {exc}") from exc
     report.seconds = time.perf_counter() - started
     report.current = ""
     if not result.success:

@@ -2,8 +2,13 @@
 
 Layout under ``home``::
 
+    tables -> generations/<name>         the published build generation (a symlink)
     tables/<table>/data.parquet          one file per unpartitioned table
     tables/<table>/<partition>.parquet   one file per partition (e.g. synthea_pool)
+    generations/<name>/                  build generations: the published one, the one it replaced,
+                                         and while a build runs, the one it writes
+    generations/<name>.previous          the generation <name> replaced when it was published
+    generations/build.lock               held (flock) by the one build running in this home
     clinverse.duckdb                     one view per table over tables/<table>/*.parquet
 
 Every write goes to a hidden temporary file in the table's folder, is validated against its
@@ -11,14 +16,25 @@ contract in ``schemas/`` (a pandera schema, or the staging spec of a source tabl
 into place with ``os.replace``, which is atomic on POSIX: a reader sees the old file or the new
 one, never half of one; a write that fails removes its temporary file.
 
+A build (:meth:`Warehouse.begin_build`) writes a generation of its own that readers cannot see and
+publishes it by one atomic swap of the ``tables`` link. Killed at any point (kill -9 skips every
+``finally``), it leaves the published tables as they were, and the next build removes what it left
+(:meth:`Warehouse._sweep`): its generation, and every temporary (:func:`is_temporary`: a hidden
+name ending in ``.partial``, the one naming rule of every temporary under a home). Readers never see
+a temporary: they read ``*.parquet`` only. :meth:`Warehouse.content_hash` says whether two builds
+made the same table.
+
 Readers never take a lock a build holds: :meth:`Warehouse.connect` queries the Parquet files
 through an in-memory DuckDB connection.  ``clinverse.duckdb`` (one view per table, for the
 DuckDB CLI and other tools) is opened for writing only when a new table appears.  Restricted
-tables (``schemas.restricted``) get no view.
+tables (``schemas.restricted``) get no view there nor in a default connection; ``connect(restricted=True)``
+(``clinverse query --restricted``) gives them one, for authorised use.
 """
-
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import json
 import logging
 import os
 import re
@@ -28,6 +44,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 import duckdb
 import polars as pl
@@ -56,7 +73,18 @@ class WarehouseError(RuntimeError):
 
 
 GENERATIONS = "generations"
-PREVIOUS_MARKER = "previous"  # generations/previous names the generation a publish replaced
+PREVIOUS_SUFFIX = ".previous"  # generations/<name>.previous names the generation <name> replaced
+BUILD_LOCK = "build.lock"  # generations/build.lock: one build at a time per home
+TEMP_SUFFIX = ".partial"
+# Folders under a home that only `clinverse build` writes (assets/profiles.py's Synthea cache,
+# pipelines/cli.py's generated demo sources): the build sweeps their temporaries too.
+BUILD_CACHES = ("synthea", "demo-sources")
+
+
+def is_temporary(name: str) -> bool:
+    """Whether a file or folder name is an unfinished write's: hidden and ending in ``.partial``
+    (table files, the publish link, Synthea's work folders, the demo generator's segments)."""
+    return name.startswith(".") and name.endswith(TEMP_SUFFIX)
 
 
 class Warehouse:
@@ -69,13 +97,17 @@ class Warehouse:
         self.generation = generation
         self.tables_dir = self.home / GENERATIONS / generation if generation else self.public_tables
         self.db_path = self.home / DB_NAME
+        self._lock: IO | None = None  # a build generation's hold on the home's build lock
 
     # -- locations -----------------------------------------------------------------
     def table_dir(self, table: str) -> Path:
         return self.tables_dir / table
 
     def table_glob(self, table: str) -> str:
-        return str(self.table_dir(table) / "*.parquet")
+        """The table's Parquet files, through the generation ``tables`` links to now: a reader's files
+        all come from one generation even if a build publishes another while it reads (the one it
+        replaced is kept)."""
+        return str(self.table_dir(table).resolve() / "*.parquet")
 
     def exists(self, table: str) -> bool:
         return any(self.table_dir(table).glob("*.parquet"))
@@ -110,6 +142,19 @@ class Warehouse:
 
     def rows(self, table: str) -> int:
         return self.scan(table).select(pl.len()).collect().item() if self.exists(table) else 0
+
+    def content_hash(self, table: str) -> str:
+        """SHA-256 of the table as a reader sees it (every partition together), so two builds can be
+        compared: its columns (names and polars types, in order), then each row as the JSON of polars'
+        ``struct.json_encode``, the rows sorted. How it was written does not count (row order, which
+        DuckDB's threaded COPY does not fix, files, partitions, Parquet encoding); every value, row,
+        column and type does. Hashes are comparable between builds run with the same polars."""
+        frame = self.read(table)
+        digest = hashlib.sha256(json.dumps([[name, str(kind)] for name, kind in frame.schema.items()]).encode())
+        rows = frame.select(pl.struct(pl.all()).struct.json_encode().alias("row")).sort("row")
+        for chunk in rows.iter_slices(100_000):
+            digest.update("".join(f"\n{row}" for row in chunk["row"]).encode())  # JSON escapes newlines
+        return digest.hexdigest()
 
     def sql(self, name: str, **tables: str) -> str:
         """sql/<name>.sql with each ``{placeholder}`` bound to a warehouse table's Parquet glob."""
@@ -173,49 +218,63 @@ class Warehouse:
 
     @staticmethod
     def _tmp(target: Path) -> Path:
-        return target.with_name(f".{target.stem}.{uuid.uuid4().hex}.partial")
+        """Beside the target, never matching the ``*.parquet`` readers glob, and :func:`is_temporary`
+        so the next build sweeps it if the writer is killed before it is renamed or removed."""
+        return target.with_name(f".{target.stem}.{uuid.uuid4().hex}{TEMP_SUFFIX}")
 
     # -- build generations -----------------------------------------------------------
     def begin_build(self) -> "Warehouse":
         """A new build generation holding (as hard links) every published table, so tables the build
-        does not rewrite carry over. Nothing a reader sees changes until :meth:`publish_build`;
-        generations left behind by a failed or killed build are removed first."""
+        does not rewrite carry over. Nothing a reader sees changes until :meth:`publish_build`.
+
+        The generation holds the home's build lock until it is published or discarded (or its
+        process dies: the kernel releases a killed build's lock), so what :meth:`_sweep` removes
+        first can only be left by a build that is gone: no build is swept from under a live one."""
         root = self.home / GENERATIONS
         root.mkdir(parents=True, exist_ok=True)
-        keep = {self._current_generation(), self._previous_generation()}
-        for stale in root.iterdir():
-            if stale.is_dir() and stale.name not in keep:
-                shutil.rmtree(stale, ignore_errors=True)
-        name = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
-        build = Warehouse(self.home, generation=name)
-        build.tables_dir.mkdir()
-        if self.public_tables.exists():
-            for table in self.tables():
-                (build.tables_dir / table).mkdir()
-                for path in self.table_dir(table).glob("*.parquet"):
-                    _link_or_copy(path, build.tables_dir / table / path.name)
+        lock = self._lock_builds()
+        try:
+            self._sweep()
+            name = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
+            build = Warehouse(self.home, generation=name)
+            build.tables_dir.mkdir()
+            if self.public_tables.exists():
+                for table in self.tables():
+                    (build.tables_dir / table).mkdir()
+                    for path in self.table_dir(table).glob("*.parquet"):
+                        _link_or_copy(path, build.tables_dir / table / path.name)
+        except BaseException:
+            lock.close()
+            raise
+        build._lock = lock
         return build
 
     def publish_build(self, build: "Warehouse") -> None:
         """Make ``build``'s generation the published tables in one atomic rename of ``tables`` (a
-        symlink), then refresh the views; the replaced generation is kept as the previous one."""
-        root = self.home / GENERATIONS
-        previous = self._current_generation()
-        if self.public_tables.exists() and not self.public_tables.is_symlink():
-            previous = f"{time.strftime('%Y%m%dT%H%M%S')}-legacy"  # a warehouse from before generations
-            os.rename(self.public_tables, root / previous)
-        link = self.home / f".tables.{uuid.uuid4().hex}"
-        os.symlink(Path(GENERATIONS) / build.generation, link)
-        os.replace(link, self.public_tables)
-        (root / PREVIOUS_MARKER).write_text(previous or "")
-        for old in root.iterdir():
-            if old.is_dir() and old.name not in {build.generation, previous}:
-                shutil.rmtree(old, ignore_errors=True)
+        symlink), then refresh the views; the replaced generation is kept as the previous one.
+
+        Killed before the rename, nothing a reader sees has changed and the next build sweeps the
+        generation; after it, the build is published. What records the replaced generation
+        (``<build>.previous``) is written before the rename, so it is true from the instant it counts."""
+        try:
+            root = self.home / GENERATIONS
+            previous = self._current_generation()
+            if self.public_tables.exists() and not self.public_tables.is_symlink():
+                previous = f"{time.strftime('%Y%m%dT%H%M%S')}-legacy"  # a warehouse from before generations
+                os.rename(self.public_tables, root / previous)  # killed now: the next build relinks it
+            _write_atomically(root / f"{build.generation}{PREVIOUS_SUFFIX}", previous or "")
+            self._link_tables(build.generation)
+            self._sweep()  # the generations before the previous one
+        finally:
+            build._unlock()
         self.refresh_views()
 
     def discard_build(self, build: "Warehouse") -> None:
         """Remove an unpublished generation (a failed build); the published tables are untouched."""
-        shutil.rmtree(build.tables_dir, ignore_errors=True)
+        try:
+            shutil.rmtree(build.tables_dir, ignore_errors=True)
+        finally:
+            build._unlock()
 
     def published_at(self) -> str | None:
         """The published generation's name (its build start time), or None before the first build."""
@@ -225,8 +284,60 @@ class Warehouse:
         return Path(os.readlink(self.public_tables)).name if self.public_tables.is_symlink() else None
 
     def _previous_generation(self) -> str | None:
-        marker = self.home / GENERATIONS / PREVIOUS_MARKER
-        return (marker.read_text().strip() or None) if marker.exists() else None
+        current = self._current_generation()
+        marker = self.home / GENERATIONS / f"{current}{PREVIOUS_SUFFIX}"
+        return (marker.read_text().strip() or None) if current and marker.exists() else None
+
+    def _link_tables(self, generation: str) -> None:
+        """Point ``tables`` at ``generation`` in one ``os.replace`` of a new link over the old one."""
+        link = self.home / f".tables.{uuid.uuid4().hex}{TEMP_SUFFIX}"
+        os.symlink(Path(GENERATIONS) / generation, link)
+        os.replace(link, self.public_tables)
+
+    def _sweep(self) -> None:
+        """Remove what killed builds left (kill -9 skips every ``finally``): every generation but the
+        published one and the one it replaced (a killed build's, or the remains of an interrupted
+        clean-up), with their ``.previous`` records, and every temporary (:func:`is_temporary`) in
+        the home itself (an interrupted publish's link) and in its :data:`BUILD_CACHES`. Run with the
+        build lock held. Temporaries inside the kept generations are left: there they can belong to
+        a live writer the lock does not cover (a Dagster UI run, `clinverse episodes`); readers never
+        see them, and they go with their generation."""
+        root = self.home / GENERATIONS
+        legacy = sorted(root.glob("*-legacy"))
+        if not self.public_tables.exists() and not self.public_tables.is_symlink() and legacy:
+            self._link_tables(legacy[-1].name)  # a publish killed while converting a pre-generations home
+        keep = {self._current_generation(), self._previous_generation()} - {None}
+        for entry in root.iterdir():
+            if entry.name != BUILD_LOCK and entry.name.removesuffix(PREVIOUS_SUFFIX) not in keep:
+                _remove(entry)
+        for folder in (self.home, *(self.home / cache for cache in BUILD_CACHES)):
+            for entry in folder.iterdir() if folder.is_dir() else ():
+                if is_temporary(entry.name):
+                    _remove(entry)
+
+    def _lock_builds(self) -> IO:
+        """The home's build lock (an exclusive flock of ``generations/build.lock``), or WarehouseError
+        naming the build that holds it."""
+        path = self.home / GENERATIONS / BUILD_LOCK
+        lock = open(path, "a+")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            holder = lock.read().strip() or "another process"
+            lock.close()
+            raise WarehouseError(f"another build is running in {self.home} ({holder} holds {path}): wait for it "
+                                 "to finish, or build into another --home") from None
+        lock.seek(0)
+        lock.truncate()
+        lock.write(f"pid {os.getpid()}\n")
+        lock.flush()
+        return lock
+
+    def _unlock(self) -> None:
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     # -- the DuckDB query layer ----------------------------------------------------
     def query_tables(self) -> list[str]:
@@ -258,22 +369,24 @@ class Warehouse:
                     return
                 time.sleep(0.5)
 
-    def connect(self) -> duckdb.DuckDBPyConnection:
-        """An in-memory connection with a view per query table. It never opens ``clinverse.duckdb``,
-        so a running build (which may hold that file) cannot make a reader fail."""
+    def connect(self, restricted: bool = False) -> duckdb.DuckDBPyConnection:
+        """An in-memory connection with a view per query table (``restricted``: per table, the
+        restricted ones too, for authorised use). It never opens ``clinverse.duckdb``, so a running
+        build (which may hold that file) cannot make a reader fail."""
         if not self.tables():
             raise WarehouseError(
                 f"no warehouse at {self.home} (no tables under {self.tables_dir}): run "
                 f"`clinverse build --home {self.home}` or set CLINVERSE_HOME to the warehouse folder"
             )
         con = duckdb.connect()
-        for table in self.query_tables():
+        for table in self.tables() if restricted else self.query_tables():
             con.execute(self._view_sql(table))
         return con
 
-    def query(self, sql: str) -> pl.DataFrame:
-        """Run read-only SQL (SELECT, WITH ..., DESCRIBE, SHOW, EXPLAIN, SUMMARIZE) over the views."""
-        with self.connect() as con:
+    def query(self, sql: str, restricted: bool = False) -> pl.DataFrame:
+        """Run read-only SQL (SELECT, WITH ..., DESCRIBE, SHOW, EXPLAIN, SUMMARIZE) over the views
+        (``restricted``: the restricted tables' too, see :meth:`connect`)."""
+        with self.connect(restricted) as con:
             statements = con.extract_statements(sql)
             if not statements:
                 raise WarehouseError("no SQL statement given")
@@ -285,6 +398,24 @@ class Warehouse:
             for statement in statements[:-1]:
                 con.execute(statement)
             return con.sql(statements[-1].query).pl()
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}{TEMP_SUFFIX}")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _remove(path: Path) -> None:
+    """Remove a file, link or folder tree; WarehouseError naming it if that fails."""
+    try:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
+    except OSError as exc:
+        raise WarehouseError(f"cannot remove {path}, left by an interrupted build ({exc}): remove it by hand "
+                             "and build again") from exc
 
 
 def _link_or_copy(source: Path, target: Path) -> None:

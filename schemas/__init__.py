@@ -3,8 +3,9 @@
 Writers call :func:`conform` before a frame lands and :func:`validate_parquet` before a file
 streamed by DuckDB lands; blocking asset checks call :func:`validate` on what was written.
 ``staging`` holds the source-table specs (publisher column names and DuckDB types) used by the
-readers.  A schema whose ``metadata`` has ``restricted: True`` is a restricted table (raw source
-keys, note text): never part of an export and left out of the default query views.
+readers.  A schema whose ``metadata`` has ``restricted: True`` (or a staging spec with
+``restricted=True``) is a restricted table (raw source keys, note text): never part of an export
+and left out of the default query views (``Warehouse.connect(restricted=True)`` opens them).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import duckdb
 import pandera.polars as pa
 import polars as pl
 import pyarrow.parquet as pq
+
+from schemas import staging
 
 # Rows validated at a time when a streamed file is checked: bounded memory on full MIMIC-IV.
 VALIDATION_BATCH_ROWS = 500_000
@@ -45,8 +48,12 @@ def has(table: str) -> bool:
 
 
 def restricted(table: str) -> bool:
-    """Whether the table is restricted (its schema's ``metadata`` says so)."""
-    return has(table) and bool((get(table).metadata or {}).get("restricted"))
+    """Whether the table is restricted: its schema's ``metadata`` says so (``case_provenance``,
+    ``note_sections``), or its staging spec does (the MIMIC-IV-Note tables, raw note text)."""
+    if has(table):
+        return bool((get(table).metadata or {}).get("restricted"))
+    spec = staging.BY_TABLE.get(table)
+    return spec is not None and spec.restricted
 
 
 def empty(table: str) -> pl.DataFrame:

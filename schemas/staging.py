@@ -23,6 +23,7 @@ class SourceTable:
     keys: tuple[str, ...] = ()  # must be non-null in staging (checked by a blocking asset check)
     optional: bool = False  # absent file is skipped with a logged reason
     setting: str = ""  # environment variable that points at the source directory
+    restricted: bool = False  # raw note text: no default query view, never exported (schemas.restricted)
 
 
 _MIMIC = "CLINVERSE_MIMIC_IV_DIR"
@@ -86,11 +87,16 @@ _NOTE_COLUMNS = {"note_id": "VARCHAR", "subject_id": "BIGINT", "hadm_id": "BIGIN
 _DETAIL_COLUMNS = {"note_id": "VARCHAR", "subject_id": "BIGINT", "field_name": "VARCHAR", "field_value": "VARCHAR",
                    "field_ordinal": "INTEGER"}
 
+# Whole notes, hospital course included (note_sections' text, uncut): restricted like note_sections.
 MIMIC_NOTE = [
-    SourceTable("mimic_note", "note_discharge", "note/discharge.csv.gz", _NOTE_COLUMNS, keys=("note_id", "text"), setting=_NOTE),
-    SourceTable("mimic_note", "note_radiology", "note/radiology.csv.gz", _NOTE_COLUMNS, keys=("note_id", "text"), optional=True, setting=_NOTE),
-    SourceTable("mimic_note", "note_discharge_detail", "note/discharge_detail.csv.gz", _DETAIL_COLUMNS, keys=("note_id",), optional=True, setting=_NOTE),
-    SourceTable("mimic_note", "note_radiology_detail", "note/radiology_detail.csv.gz", _DETAIL_COLUMNS, keys=("note_id",), optional=True, setting=_NOTE),
+    SourceTable("mimic_note", "note_discharge", "note/discharge.csv.gz", _NOTE_COLUMNS, keys=("note_id", "text"),
+                setting=_NOTE, restricted=True),
+    SourceTable("mimic_note", "note_radiology", "note/radiology.csv.gz", _NOTE_COLUMNS, keys=("note_id", "text"),
+                optional=True, setting=_NOTE, restricted=True),
+    SourceTable("mimic_note", "note_discharge_detail", "note/discharge_detail.csv.gz", _DETAIL_COLUMNS,
+                keys=("note_id",), optional=True, setting=_NOTE, restricted=True),
+    SourceTable("mimic_note", "note_radiology_detail", "note/radiology_detail.csv.gz", _DETAIL_COLUMNS,
+                keys=("note_id",), optional=True, setting=_NOTE, restricted=True),
 ]
 
 # MIMIC-IV-ED v2.2: vital signs are DOUBLE (the full release has decimals), ``pain`` is free text

@@ -112,7 +112,8 @@ def generate_demo(
     q_per_chunk = max(200, -(-n_questions // 25))
     q_chunks = [(a, min(q_per_chunk, n_questions - a)) for a in range(0, n_questions, q_per_chunk)]
 
-    tmp = Path(tempfile.mkdtemp(prefix=".demo-tmp-", dir=out))
+    # hidden and .partial: what a killed run leaves here, the next build removes (pipelines.warehouse)
+    tmp = Path(tempfile.mkdtemp(prefix=".demo-tmp-", suffix=".partial", dir=out))
     try:
         tasks: list[tuple[str, int, Callable, tuple]] = []
         for k, patients in enumerate(mimic_plan):

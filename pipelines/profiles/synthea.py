@@ -26,9 +26,12 @@ The reference date is fixed (``CLINVERSE_SYNTHEA_REFERENCE_DATE``, default 20250
 Synthea otherwise simulates up to "now", which would make the pool change from day to day.
 
 A stratum's raw output lives in ``<home>/synthea/<stratum>/`` with ``run.json`` recording what
-made it.  A folder whose ``run.json`` matches the requested run is reused as it is; otherwise
-Synthea runs in a temporary sibling folder that is renamed into place only after success, so a
-failed or interrupted run never leaves a half pool behind.
+made it and every output file with its size.  A folder whose ``run.json`` matches the requested run
+and whose files are all there at those sizes is reused as it is; otherwise Synthea runs in a
+temporary sibling folder (hidden, ``.partial``) that is renamed into place only after success, the
+old folder renamed aside first rather than deleted in place, so a failed or killed run never leaves
+a half pool at ``<stratum>/``.  What a killed run leaves (its work folder, an old folder renamed
+aside) the next build removes (``pipelines.warehouse``: every hidden ``.partial`` in ``synthea/``).
 """
 
 from __future__ import annotations
@@ -116,6 +119,7 @@ class StratumRun:
     seed: int
     reference_date: str
     command: list[str]
+    files: dict[str, int]  # every output file (its path in the stratum folder) and its size, checked on reuse
 
 
 @dataclass(frozen=True)
@@ -216,11 +220,25 @@ def _wanted(settings: SyntheaSettings, stratum: str, seed: int) -> dict:
                 seed=stratum_seed(seed, stratum), reference_date=settings.reference_date)
 
 
+def _output_manifest(folder: Path) -> dict[str, int]:
+    return {str(p.relative_to(folder)): p.stat().st_size for p in sorted((folder / "output").rglob("*")) if p.is_file()}
+
+
+def _intact(folder: Path, files: dict[str, int]) -> bool:
+    """Whether every output file ``run.json`` lists is in ``folder`` at its size (a folder damaged
+    since, half deleted by hand or by an interrupted clean-up, is made again)."""
+    try:
+        return bool(files) and all((folder / name).stat().st_size == size for name, size in files.items())
+    except OSError:
+        return False
+
+
 def find_stratum(settings: SyntheaSettings, root: Path, stratum: str, seed: int) -> StratumOutput | None:
-    """The stratum's existing raw output under ``root/<stratum>`` if it was made alike, else None."""
+    """The stratum's existing raw output under ``root/<stratum>`` if it was made alike and is whole, else None."""
     wanted = _wanted(settings, stratum, seed)
     previous = _read_run(root / stratum)
-    if previous is not None and {k: getattr(previous, k) for k in wanted} == wanted:
+    if (previous is not None and {k: getattr(previous, k) for k in wanted} == wanted
+            and _intact(root / stratum, previous.files)):
         return StratumOutput(root / stratum, previous, True, 0.0)
     return None
 
@@ -246,11 +264,15 @@ def ensure_stratum(settings: SyntheaSettings, root: Path, stratum: str, seed: in
         kind, files = output_files(work / "output")
         if not files:
             raise _fail(f"Synthea exited 0 but wrote no patients ({kind}) under {work / 'output'}", command, log)
-        run = StratumRun(command=command, **wanted)
+        run = StratumRun(command=command, files=_output_manifest(work), **wanted)
         (work / "run.json").write_text(json.dumps(asdict(run), indent=2))
-        if folder.exists():
-            shutil.rmtree(folder)
-        work.rename(folder)
+        if folder.exists():  # renamed aside, not deleted in place: a kill now leaves no half pool at folder
+            aside = root / f".{stratum}.{uuid.uuid4().hex}.partial"
+            folder.rename(aside)
+            work.rename(folder)
+            shutil.rmtree(aside)
+        else:
+            work.rename(folder)
     except SyntheaError:
         if log.exists():  # keep the whole log of the failed run for whoever debugs it
             shutil.copyfile(log, root / f"{stratum}.failed.log")
