@@ -415,8 +415,13 @@ def _export(args: argparse.Namespace) -> int:
     if written.excluded:
         console.print("episodes without step samples: "
                       + ", ".join(f"{n} {why}" for why, n in sorted(written.excluded.items())))
-    if written.restricted:
-        console.print(f"[bold]data use restriction[/]: content derived from {', '.join(written.restricted)}; "
+    return _written(out, written.restricted)
+
+
+def _written(out: Path, restricted) -> int:
+    """The closing lines of an export or a release: its data-use restriction, where it is."""
+    if restricted:
+        console.print(f"[bold]data use restriction[/]: content derived from {', '.join(restricted)}; "
                       f"share it only as {out / 'README.md'} says")
     console.print(f"files and dataset card: {out}")
     return 0
@@ -445,11 +450,7 @@ def _release(args: argparse.Namespace) -> int:
     searched = written.scan.searched
     console.print(f"scan: {sum(searched['anywhere']) + sum(searched['own_case']):,} source identifiers looked for in "
                   f"{len(written.scan.files)} files, none found")
-    if written.restricted:
-        console.print(f"[bold]data use restriction[/]: content derived from {', '.join(written.restricted)}; "
-                      f"share it only as {written.out / 'README.md'} says")
-    console.print(f"files and dataset card: {written.out}")
-    return 0
+    return _written(written.out, written.restricted)
 
 
 def _report(args: argparse.Namespace) -> int:

@@ -24,13 +24,15 @@ import polars as pl
 from schemas._case_columns import CASE_ID
 from schemas._chat import MESSAGES, roles_are_known
 from schemas._types import SOURCES, SPLITS, STR_LIST
+from schemas.episode_scores import SCHEMA as SCORES
 from schemas.episodes import TERMINATIONS
 
 OBSERVED = ["replayed", "trace"]
+SCORE_COLUMNS = ("icr", "toc", "atc", "dca", "dsa", "exam_precision", "exam_recall", "exam_f1", "s_diag", "s_evi",
+                 "s_plan", "score_s", "utility_u", "strict", "pass")
 FINAL_OUTPUT = pl.Struct({"diagnosis": pl.Utf8, "icd10": pl.Utf8, "evidence": STR_LIST, "plan": STR_LIST,
                           "follow_up": STR_LIST})
 COUNT = pa.Column(pl.Int32, pa.Check.ge(0))
-UNIT = pa.Column(pl.Float64, pa.Check.in_range(0.0, 1.0), nullable=True)
 
 SCHEMA = pa.DataFrameSchema(
     {
@@ -55,21 +57,9 @@ SCHEMA = pa.DataFrameSchema(
         "messages": pa.Column(MESSAGES),
         "final_output": pa.Column(FINAL_OUTPUT, nullable=True),
         "judge": pa.Column(pl.Utf8, nullable=True),
-        "icr": UNIT,
-        "toc": UNIT,
-        "atc": UNIT,
-        "dca": UNIT,
-        "dsa": UNIT,
-        "exam_precision": UNIT,
-        "exam_recall": UNIT,
-        "exam_f1": UNIT,
-        "s_diag": UNIT,
-        "s_evi": UNIT,
-        "s_plan": UNIT,
-        "score_s": UNIT,
-        "utility_u": pa.Column(pl.Float64, nullable=True),
-        "strict": pa.Column(pl.Boolean, nullable=True),
-        "pass": pa.Column(pl.Boolean, nullable=True),
+        # episode_scores' definitions of the scores, each nullable (an unscored run has none)
+        **{name: pa.Column(SCORES.columns[name].dtype, SCORES.columns[name].checks, nullable=True)
+           for name in SCORE_COLUMNS},
     },
     checks=[pa.Check(lambda data: data.lazyframe.select(roles_are_known("messages")), name="message_roles_are_known")],
     name="trajectories",
