@@ -28,6 +28,18 @@ NEGATIONS = frozenset({"no", "not", "never", "without", "denies", "deny", "don't
 NEGATION_REACH = 3  # words before a cue that can negate it
 LONGEST_PHRASE = 6  # words in a cue or unless phrase
 _WORD = re.compile(r"[a-z0-9']+")
+_TOKEN = re.compile(r"[a-z0-9']+|[.;!?]")
+_STOPS = frozenset(".;!?")
+
+
+def _negated(words: list[str], i: int) -> bool:
+    """A negation among the ``NEGATION_REACH`` words before ``words[i]`` in its sentence."""
+    for word in reversed(words[max(0, i - NEGATION_REACH) : i]):
+        if word in _STOPS:
+            return False
+        if word in NEGATIONS:
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -53,14 +65,15 @@ class Criterion:
 
 @dataclass(frozen=True)
 class Evidence:
-    """Evidence read for the criteria: every phrase of up to ``LONGEST_PHRASE`` words that was
-    said and not negated by a word just before it, and the results reported, by exam name."""
+    """Evidence read for the criteria: which of the criteria's phrases were said, not negated by a
+    word just before them, and the results reported, by exam name."""
 
     said: frozenset[tuple[str, ...]]
     readings: dict[str, Reading]
 
     @classmethod
-    def of(cls, text: str) -> Evidence:
+    def of(cls, text: str, phrases: dict[str, tuple[tuple[str, ...], ...]]) -> Evidence:
+        """``phrases``: the phrases to look for, by their first word."""
         said: set[tuple[str, ...]] = set()
         readings = {}
         for line in text.splitlines():
@@ -68,11 +81,11 @@ class Evidence:
             if reading is not None:
                 readings[reading.exam] = reading
                 continue
-            for part in re.split(r"[.;!?]", line.lower()):
-                words = _WORD.findall(part)
-                for i in range(len(words)):
-                    if NEGATIONS.isdisjoint(words[max(0, i - NEGATION_REACH) : i]):
-                        said.update(tuple(words[i:j]) for j in range(i + 1, min(len(words), i + LONGEST_PHRASE) + 1))
+            words = _TOKEN.findall(line.lower())  # words, and the stops that end a sentence
+            for i, word in enumerate(words):
+                for phrase in phrases.get(word, ()):
+                    if tuple(words[i : i + len(phrase)]) == phrase and not _negated(words, i):
+                        said.add(phrase)
         return cls(frozenset(said), readings)
 
     def says(self, phrase: tuple[str, ...]) -> bool:
@@ -123,15 +136,27 @@ class Candidate:
 def candidates(text: str) -> list[Candidate]:
     """Every condition that the evidence in ``text`` supports and nothing in it rules out, best
     first (then by code)."""
-    evidence, found = Evidence.of(text), []
-    for c in criteria():
-        if any(evidence.says(p) for p in c.unless):
+    known = criteria()
+    evidence, found = Evidence.of(text, _by_first_word(known)), []
+    said, readings = evidence.said, evidence.readings
+    for c in known:
+        if not said.isdisjoint(c.unless):
             continue
-        matched = sum(evidence.says(p) for p in c.cues) + sum(
-            1 for f in c.findings if f.exam in evidence.readings and f.holds(evidence.readings[f.exam]))
+        matched = len(said.intersection(c.cues)) + sum(
+            1 for f in c.findings if (r := readings.get(f.exam)) is not None and f.holds(r))
         if matched:
             found.append(Candidate(c, _block(c.code), matched))
     return sorted(found, key=lambda k: (-k.matched, k.criterion.code))
+
+
+@cache
+def _by_first_word(known: tuple[Criterion, ...]) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """Every cue and unless phrase of ``known``, by its first word (what a reader looks up per word)."""
+    index: dict[str, set[tuple[str, ...]]] = {}
+    for c in known:
+        for phrase in (*c.cues, *c.unless):
+            index.setdefault(phrase[0], set()).add(phrase)
+    return {word: tuple(sorted(found)) for word, found in index.items()}
 
 
 @cache

@@ -132,11 +132,13 @@ _NUMBER = r"(-?\d+(?:\.\d+)?)"
 
 
 @cache
-def _report_line() -> re.Pattern[str]:
+def _report_line() -> tuple[re.Pattern[str], str]:
+    """The pattern of a :func:`render` line, and the longest literal text every such line holds."""
     fields = {"name": r"(?P<name>.+)", "value": r"(?P<value>.*?)", "reference": r"(?P<reference>.*?)",
               "flag": r"(?P<flag>.*)"}
-    template = re.escape(messages()["lab"]["result"])
-    return re.compile("^" + re.sub(r"\\\{(\w+)\\\}", lambda m: fields[m.group(1)], template) + "$")
+    template = messages()["lab"]["result"]
+    pattern = re.sub(r"\\\{(\w+)\\\}", lambda m: fields[m.group(1)], re.escape(template))
+    return re.compile("^" + pattern + "$"), max(re.split(r"\{\w+\}", template), key=len)
 
 
 def _leading(text: str) -> float | None:
@@ -147,7 +149,10 @@ def _leading(text: str) -> float | None:
 def read(line: str) -> Reading | None:
     """The result a :func:`render` line reports, or None for any other line: the inverse a doctor
     reading its reports needs (direction from value and reference range)."""
-    match = _report_line().match(line.strip())
+    pattern, literal = _report_line()
+    if literal not in line:  # most lines are no report: skip the pattern
+        return None
+    match = pattern.match(line.strip())
     if match is None:
         return None
     reference, low, high = match.group("reference"), None, None

@@ -38,7 +38,9 @@ def test_other_lines_are_no_report():
 
 
 def test_a_cue_counts_unless_the_words_just_before_negate_it():
-    evidence = Evidence.of("I have had a cough for three days.\nI don't have a fever. Chills at night")
+    phrases = {"cough": (("cough",),), "chills": (("chills",),), "fever": (("fever",),),
+               "shortness": (("shortness", "of", "breath"),)}
+    evidence = Evidence.of("I have had a cough for three days.\nI don't have a fever. Chills at night", phrases)
     assert evidence.says(("cough",))
     assert evidence.says(("chills",))
     assert not evidence.says(("fever",))
