@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from pipelines import icd
 from pipelines.datafiles import Record, Root, csv_records
 from pipelines.episodes.lab import Reading, read
+from pipelines.episodes.retrieval import LINES_CACHED
 from pipelines.exams.vocabulary import exams as vocabulary
 
 FILE = "diagnostic_criteria.csv"
@@ -72,24 +73,40 @@ class Evidence:
     readings: dict[str, Reading]
 
     @classmethod
-    def of(cls, text: str, phrases: dict[str, tuple[tuple[str, ...], ...]]) -> Evidence:
-        """``phrases``: the phrases to look for, by their first word."""
+    def of(cls, text: str, phrases: PhraseIndex) -> Evidence:
+        """The evidence in ``text``: each line read once (:func:`_read_line`, cached like the TF-IDF
+        lines of pipelines/episodes/retrieval.py, as evidence texts grow line by line)."""
         said: set[tuple[str, ...]] = set()
         readings = {}
         for line in text.splitlines():
-            reading = read(line)
+            reading, found = _line(line, phrases)
             if reading is not None:
                 readings[reading.exam] = reading
-                continue
-            words = _TOKEN.findall(line.lower())  # words, and the stops that end a sentence
-            for i, word in enumerate(words):
-                for phrase in phrases.get(word, ()):
-                    if tuple(words[i : i + len(phrase)]) == phrase and not _negated(words, i):
-                        said.add(phrase)
+            said.update(found)
         return cls(frozenset(said), readings)
 
     def says(self, phrase: tuple[str, ...]) -> bool:
         return phrase in self.said
+
+
+@dataclass(frozen=True, eq=False)  # hashed by identity: one index per criteria set, a key of the line cache
+class PhraseIndex:
+    """Phrases to look for, by their first word."""
+
+    by_first: dict[str, tuple[tuple[str, ...], ...]]
+
+
+def _read_line(line: str, phrases: PhraseIndex) -> tuple[Reading | None, frozenset[tuple[str, ...]]]:
+    """A line's report, or the phrases it says, not negated by a word just before them."""
+    reading = read(line)
+    if reading is not None:
+        return reading, frozenset()
+    words = _TOKEN.findall(line.lower())  # words, and the stops that end a sentence
+    return None, frozenset(phrase for i, word in enumerate(words) for phrase in phrases.by_first.get(word, ())
+                           if tuple(words[i : i + len(phrase)]) == phrase and not _negated(words, i))
+
+
+_line = lru_cache(maxsize=LINES_CACHED)(_read_line)
 
 
 def _phrases(record: Record, field: str) -> tuple[tuple[str, ...], ...]:
@@ -150,13 +167,13 @@ def candidates(text: str) -> list[Candidate]:
 
 
 @cache
-def _by_first_word(known: tuple[Criterion, ...]) -> dict[str, tuple[tuple[str, ...], ...]]:
+def _by_first_word(known: tuple[Criterion, ...]) -> PhraseIndex:
     """Every cue and unless phrase of ``known``, by its first word (what a reader looks up per word)."""
     index: dict[str, set[tuple[str, ...]]] = {}
     for c in known:
         for phrase in (*c.cues, *c.unless):
             index.setdefault(phrase[0], set()).add(phrase)
-    return {word: tuple(sorted(found)) for word, found in index.items()}
+    return PhraseIndex({word: tuple(sorted(found)) for word, found in index.items()})
 
 
 @cache

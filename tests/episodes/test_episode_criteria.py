@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from pipelines.datafiles import DataFileError
-from pipelines.episodes.criteria import Evidence, candidates, criteria
+from pipelines.episodes.criteria import Evidence, PhraseIndex, candidates, criteria
 from pipelines.episodes.knowledge import CRITERIA_WEIGHT
 from pipelines.episodes.lab import read, render
 from pipelines.episodes.views import ExamResult
@@ -38,8 +38,8 @@ def test_other_lines_are_no_report():
 
 
 def test_a_cue_counts_unless_the_words_just_before_negate_it():
-    phrases = {"cough": (("cough",),), "chills": (("chills",),), "fever": (("fever",),),
-               "shortness": (("shortness", "of", "breath"),)}
+    phrases = PhraseIndex({"cough": (("cough",),), "chills": (("chills",),), "fever": (("fever",),),
+                           "shortness": (("shortness", "of", "breath"),)})
     evidence = Evidence.of("I have had a cough for three days.\nI don't have a fever. Chills at night", phrases)
     assert evidence.says(("cough",))
     assert evidence.says(("chills",))
