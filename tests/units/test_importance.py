@@ -96,6 +96,15 @@ def test_smoking_is_key_for_copd_and_symptoms_must_be_affirmed():
                                 "no cough": ("supporting", "none")}
 
 
+def test_only_drugs_people_inject_are_key_for_skin_abscesses_and_cellulitis():
+    units, cases = _one_case("L03.211", [
+        ("social", "I use cannabis", "icd10:F12"),
+        ("social", "I use heroin", "icd10:F11.20"),
+    ])
+    assert _importance(label(units, cases)) == {"I use cannabis": ("background", "category"),
+                                                "I use heroin": ("key", "knowledge")}
+
+
 @pytest.mark.parametrize("association", [a for a in ASSOCIATIONS if a.kind == "drug"], ids=lambda a: a.why[:30])
 def test_no_medication_is_key_by_the_fallback_for_an_unrelated_diagnosis(association):
     drugs = association.pattern.removeprefix("^drug:(?:").removesuffix(")").split("|")
