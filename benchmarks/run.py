@@ -32,6 +32,9 @@ judged there, so the figure is conservative); ``radiology_reports_per_s_per_core
 second of their section split, which extracts FINDINGS; both from the note assets' own CPU metadata
 (worker processes included, their start-up left out). ``projected_full_mimic_min``: the build of the
 full MIMIC-IV (:data:`FULL_MIMIC`) from the largest scale's rates (:func:`projection`).
+``multiprocess_speedup``: the first scale's in-process build time over a build of the same sources under
+Dagster's multiprocess executor with as many steps at once as this process has CPUs
+(:func:`multiprocess_speedup`).
 """
 
 from __future__ import annotations
@@ -64,9 +67,10 @@ from pipelines.warehouse import Warehouse
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
-# Runs one build in a child and reports its wall time, peak RSS, start-up and the runner's report of
-# every step as JSON on the last line. `clinverse build` returns an exit code, so the child wraps the
-# CLI's build function to keep the report of the very build the user runs.
+# Runs one build in a child (arguments: home, sources, MedQA file, then any further `clinverse build` flags)
+# and reports its wall time, peak RSS, start-up and the runner's report of every step as JSON on the last
+# line. `clinverse build` returns an exit code, so the child wraps the CLI's build function to keep the
+# report of the very build the user runs.
 _CHILD = """
 import time
 born = time.perf_counter()
@@ -78,7 +82,7 @@ cli.build = lambda *args, **kwargs: reports.append(build(*args, **kwargs)) or re
 start = time.perf_counter()
 code = cli.main(["build", "--home", sys.argv[1], "--mimic-iv", sys.argv[2] + "/mimic-iv",
                  "--mimic-note", sys.argv[2] + "/mimic-iv-note", "--sicdb", sys.argv[2] + "/sicdb",
-                 "--medqa", sys.argv[3]])
+                 "--medqa", sys.argv[3], *sys.argv[4:]])
 seconds = time.perf_counter() - start
 if code != 0 or not reports:
     sys.exit(f"clinverse build exited with {code}")
@@ -131,12 +135,12 @@ def _child(what: str, code: str, *args: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _build(home: Path, sources: Path, synthea: Path) -> dict:
-    """One `clinverse build` in a child process, its home sharing the Synthea pool folder."""
+def _build(home: Path, sources: Path, synthea: Path, *flags: str) -> dict:
+    """One `clinverse build` (with ``flags``) in a child process, its home sharing the Synthea pool folder."""
     home.mkdir(parents=True, exist_ok=True)
     (home / "synthea").symlink_to(synthea, target_is_directory=True)
     medqa = next((sources / "medqa").glob("*.jsonl"))
-    return _child(f"build into {home}", _CHILD, str(home), str(sources), str(medqa))
+    return _child(f"build into {home}", _CHILD, str(home), str(sources), str(medqa), *flags)
 
 
 def measured_apart(function: str, home: Path) -> dict:
@@ -198,6 +202,16 @@ def run_scale(admissions: int, workdir: Path, synthea: Path) -> tuple[dict, dict
         "note_nlp": note_work(child),
     }
     return row, steps
+
+
+def multiprocess_speedup(row: dict, workdir: Path, synthea: Path, cores: int) -> dict:
+    """The wall time of the scale's in-process build (``row``) over that of a build of the same sources
+    under Dagster's multiprocess executor, ``cores`` steps at once."""
+    admissions = row["admissions"]
+    child = _build(workdir / f"home-{admissions}-multiprocess", workdir / f"sources-{admissions}", synthea,
+                   "--executor", "multiprocess", "--max-concurrent", str(cores))
+    return {"admissions": admissions, "max_concurrent": cores, "in_process_s": row["curation_s"],
+            "multiprocess_s": round(child["seconds"], 3), "speedup": round(row["curation_s"] / child["seconds"], 2)}
 
 
 def projection(rows: list[dict], assets: dict[str, dict[str, dict]], cores: int) -> dict:
@@ -318,6 +332,8 @@ def main() -> None:
             rows.append(row)
         projected = projection(rows, assets, default_workers())
         print(json.dumps({"projected_full_mimic": projected}), flush=True)
+        multiprocess = multiprocess_speedup(rows[0], work, synthea, default_workers())
+        print(json.dumps({"multiprocess": multiprocess}), flush=True)
         # Profile augmentation once the Synthea pool exists: 1x vs 10x the cases of the first build.
         augmentation = augmentation_scaling(work / f"home-{scales[0]}")
         print(json.dumps({"profile_augmentation": augmentation}), flush=True)
@@ -339,6 +355,8 @@ def main() -> None:
         "radiology_reports_per_s_per_core": rows[-1]["note_nlp"]["radiology_reports_per_s_per_core"],
         "projected_full_mimic_min": projected["minutes"],
         "projected_full_mimic": projected,
+        "multiprocess": multiprocess,
+        "multiprocess_speedup": multiprocess["speedup"],
         "profile_augmentation": augmentation,
         "episodes": episodes,
         "episodes_per_s_per_core": episodes["episodes_per_s_per_core"],

@@ -3,8 +3,10 @@ the sensor that requests it, and the Definitions holding them with the resources
 
 :func:`make_definitions` is called once per process: by ``pipelines.definitions`` for
 `dagster dev` (settings and resources from the environment), and by `clinverse build` with the
-settings its flags give. There is one job, ``build``, holding every stage from staging to
-``synthea_pool`` and ``profiles`` (nothing is partitioned), so the UI and the CLI run the same thing.
+settings its flags give (and under the multiprocess executor by every step process, from the same
+values: :func:`definitions_from_values`). There is one job, ``build``, holding every stage from
+staging to ``synthea_pool`` and ``profiles`` (nothing is partitioned), so the UI and the CLI run
+the same thing.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import assets as assets_package
 from assets.episodes import EPISODE_GROUP, episodes_job
 from assets.study import STUDY_GROUP, evaluate_job
 from pipelines.config import Settings
-from pipelines.resources import ClinverseResource, resources_from_env
+from pipelines.resources import ClinverseResource, resources_from_env, resources_from_values
 from pipelines.sources.registry import NAMES as SOURCE_GROUPS
 from pipelines.sources.registry import SOURCES
 
@@ -62,10 +64,13 @@ def new_source_data(context: dg.SensorEvaluationContext, clinverse: ClinverseRes
         yield dg.RunRequest(run_key=fingerprint)
 
 
-def asset_modules() -> list:
+def asset_module_names() -> tuple[str, ...]:
     """Every module of the ``assets`` package (helpers hold no assets, so loading them adds none)."""
-    return [importlib.import_module(f"{assets_package.__name__}.{m.name}")
-            for m in pkgutil.iter_modules(assets_package.__path__)]
+    return tuple(f"{assets_package.__name__}.{m.name}" for m in pkgutil.iter_modules(assets_package.__path__))
+
+
+def asset_modules() -> list:
+    return [importlib.import_module(name) for name in asset_module_names()]
 
 
 def make_definitions(settings: Settings | None = None,
@@ -90,3 +95,10 @@ def make_definitions(settings: Settings | None = None,
         jobs=[job, episodes_job, evaluate_job],
         sensors=[new_source_data],
     )
+
+
+def definitions_from_values(resources: Mapping[str, Mapping[str, object]]) -> dg.Definitions:
+    """:func:`make_definitions` from the resources' field values (``pipelines.resources.resource_values``):
+    how each step process of a multiprocess build (``pipelines.runner.Processes``) makes the build's own."""
+    made = resources_from_values(resources)
+    return make_definitions(made["clinverse"].settings(), made)

@@ -2,8 +2,9 @@
 
 Thin by design: the CLINVERSE_* variables are read once (pipelines.config), the flags override
 them, and the result goes into the Dagster resources of one Definitions; the build runs the
-``build`` job in-process (pipelines.runner) and results are printed. The environment is never
-written, so `dagster dev` and the CLI read the same variables the same way.
+``build`` job in-process, or under Dagster's multiprocess executor (pipelines.runner), and results
+are printed. The environment is never written, so `dagster dev` and the CLI read the same
+variables the same way.
 """
 
 from __future__ import annotations
@@ -85,9 +86,12 @@ def build_log(home: Path, generation) -> Path:
     return home / "logs" / f"build-{generation.generation}.log"
 
 
-def build(clinverse, synthea, select: str | None = None, show_progress: bool = True, log_level: str = "INFO"):
+def build(clinverse, synthea, select: str | None = None, show_progress: bool = True, log_level: str = "INFO",
+          executor: str = "in_process", max_concurrent: int | None = None):
     """Materialise the ``build`` job (narrowed by ``select``) for the settings in the resources, with
     a progress bar per asset group; returns the runner's BuildReport (BuildFailed on a failure).
+    ``executor``: ``in_process`` (one process) or ``multiprocess`` (Dagster's multiprocess executor,
+    at most ``max_concurrent`` steps at once, default the CPUs available).
 
     The run writes a new build generation of the warehouse (pipelines.warehouse), published in one
     atomic swap when every step and blocking check passed and discarded otherwise, so a build either
@@ -104,7 +108,9 @@ def build(clinverse, synthea, select: str | None = None, show_progress: bool = T
     generation = published.begin_build()  # holds the home's build lock until published or discarded
     try:
         clinverse = type(clinverse)(**clinverse.field_values(), generation=generation.generation)
-        defs = make_definitions(settings, {"clinverse": clinverse, "synthea": synthea})
+        resources = {"clinverse": clinverse, "synthea": synthea}
+        defs = make_definitions(settings, resources)
+        processes = _processes(resources, max_concurrent) if executor == "multiprocess" else None
         selection = dg.AssetSelection.from_string(select) if select else None
         planned = runner.plan(defs, selection)
         with Progress(TextColumn("[bold]{task.description}"), BarColumn(),
@@ -119,7 +125,7 @@ def build(clinverse, synthea, select: str | None = None, show_progress: bool = T
 
             try:
                 report = runner.run(defs, selection, update, log_level, log_file=build_log(settings.home, generation),
-                                    scratch=settings.home)
+                                    scratch=settings.home, processes=processes)
             finally:
                 for task in tasks.values():
                     bar.update(task, current="")
@@ -128,6 +134,19 @@ def build(clinverse, synthea, select: str | None = None, show_progress: bool = T
         raise
     published.publish_build(generation)
     return report
+
+
+def _processes(resources: dict, max_concurrent: int | None):
+    """The multiprocess executor's steps, each process making this build's Definitions again from the
+    resources' values (the generation included, so every step writes the same unpublished tables).
+    Preloaded: the asset modules, and this one, which multiprocessing imports again in each process
+    as the parent's main module (`python -m pipelines.cli`, or the `clinverse` script importing it)."""
+    from pipelines import build_plan, runner
+    from pipelines.resources import resource_values
+
+    return runner.Processes(f"{build_plan.__name__}:{build_plan.definitions_from_values.__name__}",
+                            {"resources": resource_values(resources)}, max_concurrent or config.default_workers(),
+                            preload=(*build_plan.asset_module_names(), __name__))
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -142,6 +161,7 @@ def _build(args: argparse.Namespace) -> int:
         synthea = SyntheaResource.from_values(config.environment_values("synthea"))
         settings = clinverse.settings()
         log_level = config.log_level()
+        executor, max_concurrent = config.executor(args.executor), config.max_concurrent(args.max_concurrent)
     except config.SettingError as exc:
         console.print(f"[bold red]setting not readable[/]: {exc}")
         return 2
@@ -150,9 +170,11 @@ def _build(args: argparse.Namespace) -> int:
         for problem in problems:
             console.print(f"[bold red]source not found[/]: {problem}")
         return 2
-    console.print(f"[bold]building[/] {', '.join(settings.configured_sources())} into {settings.home}")
+    how = f" ({max_concurrent} steps at once)" if executor == "multiprocess" else ""
+    console.print(f"[bold]building[/] {', '.join(settings.configured_sources())} into {settings.home}{how}")
     try:
-        report = build(clinverse, synthea, args.select, log_level=log_level)
+        report = build(clinverse, synthea, args.select, log_level=log_level, executor=executor,
+                       max_concurrent=max_concurrent)
     except (BuildFailed, WarehouseError) as exc:  # WarehouseError: another build holds the home
         published = Warehouse(settings.home).published_at()
         kept = (f"nothing was published; the tables of the previous build ({published}) are still in place"
@@ -486,6 +508,11 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--seed", type=int, help=f"seed for the demo and sampling (env {config.ENV_SEED})")
     b.add_argument("--admissions", type=int, default=DEMO_ADMISSIONS,
                    help="size of the generated demo when no source is given")
+    b.add_argument("--executor", choices=config.EXECUTORS,
+                   help="in_process (default): every step in this process; multiprocess: each step in a process of "
+                        f"its own, Dagster's multiprocess executor (env {config.ENV_EXECUTOR})")
+    b.add_argument("--max-concurrent", metavar="N", help="steps a multiprocess build runs at once (env "
+                   f"{config.ENV_MAX_CONCURRENT}, default the CPUs available)")
     b.set_defaults(func=_build)
 
     e = sub.add_parser("episodes", help="run a doctor on the warehouse's cases (resumes an interrupted run)")

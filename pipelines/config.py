@@ -7,7 +7,8 @@ same variables; a test keeps the two in step). Settings come in scopes:
 * ``build``: :class:`Settings`, what the assets read, through the ``clinverse`` resource
   (``pipelines.resources.ClinverseResource``, whose fields are generated from this table);
 * ``synthea``: ``pipelines.profiles.synthea.SyntheaSettings``, through the ``synthea`` resource;
-* ``cli``: how `clinverse build` runs (:func:`log_level`); ``bench``: `make bench` (:func:`bench_scales`);
+* ``cli``: how `clinverse build` runs (:func:`log_level`, :func:`executor`, :func:`max_concurrent`);
+  ``bench``: `make bench` (:func:`bench_scales`);
 * ``episodes``: a no-argument ``DiagnosticEpisode()``; ``llm``: the LLM roles
   (``pipelines.episodes.llm.config.LLMConfig.from_env``, which also reads their per-role forms).
 
@@ -47,6 +48,8 @@ ENV_SYNTHEA_TIMEOUT = "CLINVERSE_SYNTHEA_TIMEOUT_S"
 ENV_SYNTHEA_POOL_SIZE = "CLINVERSE_SYNTHEA_POOL_SIZE"
 ENV_SYNTHEA_REFERENCE_DATE = "CLINVERSE_SYNTHEA_REFERENCE_DATE"
 ENV_LOG_LEVEL = "CLINVERSE_LOG_LEVEL"
+ENV_EXECUTOR = "CLINVERSE_EXECUTOR"
+ENV_MAX_CONCURRENT = "CLINVERSE_MAX_CONCURRENT"
 ENV_BENCH_SCALES = "CLINVERSE_BENCH_SCALES"
 ENV_EPISODE_PRESET = "CLINVERSE_EPISODE_PRESET"
 ENV_EXAM_WINDOW = "CLINVERSE_EXAM_WINDOW_HOURS"
@@ -64,6 +67,7 @@ DEMO_ID_KEY = "clinverse-demo-key"
 # why they differ are in pipelines/sources/registry.py.
 DEFAULT_SUFFICIENCY: dict[str, tuple[int, int]] = {s.name: s.sufficiency for s in SOURCES if s.sufficiency}
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+EXECUTORS = ("in_process", "multiprocess")  # how `clinverse build` runs the job's steps
 
 
 class SettingError(ValueError):
@@ -320,6 +324,11 @@ SETTINGS: tuple[Setting, ...] = (
             "fixed simulation end date (default 20250101, for reproducible pools)", "synthea"),
     Setting(ENV_LOG_LEVEL, "log_level", str, _log_level, "WARNING",
             "Dagster log level during `clinverse build` (default INFO)", "cli"),
+    Setting(ENV_EXECUTOR, "executor", str, _one_of(*EXECUTORS), "multiprocess",
+            "how `clinverse build` runs the steps: `in_process` (default: one process) or `multiprocess` "
+            "(Dagster's multiprocess executor: each step in a process of its own; the same tables)", "cli"),
+    Setting(ENV_MAX_CONCURRENT, "max_concurrent", int, _integer(1), "2",
+            "steps a `multiprocess` build runs at once (default: the CPUs available)", "cli"),
     Setting(ENV_BENCH_SCALES, "bench_scales", str, _scales, "500,5000",
             "admissions of each `make bench` build, comma separated (default 500,5000)", "bench"),
     Setting(ENV_EPISODE_PRESET, "preset", str, _episode_preset, "medevoeval",
@@ -443,9 +452,11 @@ class Settings:
         return f"{match.group(1)}-{match.group(2)}" if match else where.name
 
 
-def _one(env: str, environ: Mapping[str, str] | None, default: Any) -> Any:
+def _one(env: str, environ: Mapping[str, str] | None, default: Any, flag: object = None) -> Any:
+    """The setting of ``env``: its flag's value when given (read, and named in errors, as the variable
+    would be), else the variable's, else ``default``."""
     setting = next(s for s in SETTINGS if s.env == env)
-    text = (os.environ if environ is None else environ).get(env, "").strip()
+    text = str(flag).strip() if flag is not None else (os.environ if environ is None else environ).get(env, "").strip()
     return setting.read(text) if text else default
 
 
@@ -453,6 +464,17 @@ def log_level(environ: Mapping[str, str] | None = None) -> str:
     """The Dagster log level for `clinverse build` (``CLINVERSE_LOG_LEVEL``, default INFO): step-level
     DEBUG chatter would drown the progress bars, and assets log what matters at INFO."""
     return _one(ENV_LOG_LEVEL, environ, "INFO")
+
+
+def executor(flag: str | None = None, environ: Mapping[str, str] | None = None) -> str:
+    """How `clinverse build` runs the job's steps (``--executor``, ``CLINVERSE_EXECUTOR``, default in_process)."""
+    return _one(ENV_EXECUTOR, environ, "in_process", flag)
+
+
+def max_concurrent(flag: str | None = None, environ: Mapping[str, str] | None = None) -> int:
+    """Steps a multiprocess build runs at once (``--max-concurrent``, ``CLINVERSE_MAX_CONCURRENT``,
+    default the CPUs this process may run on)."""
+    return _one(ENV_MAX_CONCURRENT, environ, default_workers(), flag)
 
 
 def episode_preset(environ: Mapping[str, str] | None = None) -> str:

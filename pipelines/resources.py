@@ -11,6 +11,8 @@ unset means the setting's default. ``settings()`` reads the fields through
   The values are validated first, so a typo fails loading with the variable named.
 * :meth:`~_SettingsResource.from_values`: what `clinverse build` passes: the environment
   overridden by its flags, as plain values.
+* :func:`resource_values` and :func:`resources_from_values`: those resources as plain values and
+  back, how the step processes of a multiprocess build get the very resources of the build.
 """
 
 from __future__ import annotations
@@ -31,9 +33,13 @@ from pipelines.warehouse import Warehouse
 class _SettingsResource(dg.ConfigurableResource):
     scope: ClassVar[str]
 
-    def field_values(self) -> dict[str, Any]:
-        """The fields that are set, by field name."""
+    def set_fields(self) -> dict[str, Any]:
+        """Every field that is set, by field name."""
         return {name: getattr(self, name) for name in type(self).model_fields if getattr(self, name) is not None}
+
+    def field_values(self) -> dict[str, Any]:
+        """The settings' fields that are set, by field name."""
+        return self.set_fields()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None):
@@ -72,7 +78,7 @@ class _Clinverse(_SettingsResource):
     generation: str | None = Field(default=None, description="build generation this run writes (set by clinverse build)")
 
     def field_values(self) -> dict[str, Any]:
-        values = super().field_values()
+        values = self.set_fields()
         values.pop("generation", None)
         return values
 
@@ -104,5 +110,19 @@ SyntheaResource = create_model(
 )
 
 
+RESOURCES = {"clinverse": ClinverseResource, "synthea": SyntheaResource}  # resource key -> its class
+
+
 def resources_from_env(environ: Mapping[str, str] | None = None) -> dict[str, dg.ConfigurableResource]:
-    return {"clinverse": ClinverseResource.from_env(environ), "synthea": SyntheaResource.from_env(environ)}
+    return {name: kind.from_env(environ) for name, kind in RESOURCES.items()}
+
+
+def resource_values(resources: Mapping[str, _SettingsResource]) -> dict[str, dict[str, Any]]:
+    """Every set field of each resource (the build generation included) as the plain values it holds
+    (resources made by ``from_values``): what :func:`resources_from_values` makes the same resources
+    from in another process, where the objects cannot go."""
+    return {name: resource.set_fields() for name, resource in resources.items()}
+
+
+def resources_from_values(values: Mapping[str, Mapping[str, Any]]) -> dict[str, dg.ConfigurableResource]:
+    return {name: RESOURCES[name](**fields) for name, fields in values.items()}

@@ -1,34 +1,50 @@
-"""Run the ``build`` job in-process, in one run, with progress drawn from Dagster's event stream.
+"""Run the ``build`` job in one run, with progress drawn from Dagster's event stream.
 
-Progress comes from a Dagster logger (:func:`event_logger`) added to the job for this run: Dagster
-hands every event of the run to its loggers as it happens, in the thread executing the step, so
-the callback sees STEP_START, ASSET_MATERIALIZATION, ASSET_CHECK_EVALUATION and STEP_FAILURE in
-order, with nothing polling the run storage. A failed step or a failed blocking check stops what
-depends on it (Dagster skips it) and fails the build with the root cause of each failure.
+In-process (the default), progress comes from a Dagster logger (:func:`event_logger`) added to the
+job for this run: Dagster hands every event of the run to its loggers as it happens, in the thread
+executing the step, so the callback sees STEP_START, ASSET_MATERIALIZATION, ASSET_CHECK_EVALUATION
+and STEP_FAILURE in order, with nothing polling the run storage. Under Dagster's multiprocess
+executor (:class:`Processes`) loggers run in the step processes, so the same events are read back,
+in order, from the run's persistent instance, where those processes store them. Either way a
+failed step or a failed blocking check stops what depends on it (Dagster skips it) and fails the
+build with the root cause of each failure.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
+import json
 import logging
 import re
 import shutil
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Callable
-from contextlib import ExitStack
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 from dagster import DagsterEvent, DagsterEventType
 from dagster._core.log_manager import get_log_record_metadata, has_log_record_metadata
+from dagster._serdes import ConfigurableClassData
 
 from pipelines.build_plan import JOB
 from pipelines.warehouse import TEMP_SUFFIX
 
 TRACKED = (DagsterEventType.STEP_START, DagsterEventType.ASSET_MATERIALIZATION,
            DagsterEventType.ASSET_CHECK_EVALUATION, DagsterEventType.STEP_FAILURE)
+# A multiprocess run's own instance: nothing but the run's storage (the ephemeral instance of an in-process
+# run captures no step output either: the build log has every record).
+LOCAL_INSTANCE = {"compute_logs": {"module": "dagster._core.storage.noop_compute_log_manager",
+                                   "class": "NoOpComputeLogManager"},
+                  "telemetry": {"enabled": False}}
+POLL_S = 0.2  # how often a multiprocess run's events are read back from the instance
 
 
 class BuildFailed(RuntimeError):
@@ -183,16 +199,37 @@ def plan(defs: dg.Definitions, select: dg.AssetSelection | None = None, job: str
     return BuildReport(groups, step_groups)
 
 
+@dataclass(frozen=True)
+class Processes:
+    """Run each step in a process of its own, Dagster's multiprocess executor, at most ``max_concurrent``
+    at once. Definitions cannot cross a process boundary, so every process makes them again:
+    ``definitions`` (``module:function``, at module level) called with ``kwargs`` (JSON values) must
+    give the Definitions passed to :func:`run`.
+
+    Step processes fork from a forkserver that has imported the runner, that module, ``preload`` and
+    the instance's storage once (importing them in each process would cost seconds per step). The
+    forkserver is started by the first multiprocess run of a process, with that run's imports, and
+    serves every later one."""
+
+    definitions: str
+    kwargs: Mapping[str, Any]
+    max_concurrent: int
+    preload: tuple[str, ...] = ()
+
+
 def run(defs: dg.Definitions, select: dg.AssetSelection | None = None, progress: ProgressFn | None = None,
         log_level: str = "INFO", job: str = JOB, instance: dg.DagsterInstance | None = None,
-        log_file: Path | None = None, scratch: Path | None = None) -> BuildReport:
-    """Materialise the job (narrowed by ``select``) in one in-process run; raise BuildFailed on a
-    failed step or blocking check. ``progress`` gets every tracked event as it happens. With
-    ``log_file``, the terminal gets only the assets' messages and the file gets the whole log.
+        log_file: Path | None = None, scratch: Path | None = None, processes: Processes | None = None) -> BuildReport:
+    """Materialise the job (narrowed by ``select``) in one run; raise BuildFailed on a failed step or
+    blocking check. ``progress`` gets every tracked event as it happens. With ``log_file``, the
+    terminal gets only the assets' messages and the file gets the whole log. The run is in this
+    process, or with ``processes``, under the multiprocess executor (the same events, read back from
+    the instance's event log, which the step processes write).
 
-    Without ``instance`` the run gets an ephemeral one, whose local artifact folder is a system
-    temporary folder, or with ``scratch`` (the warehouse home) a hidden ``.partial`` folder in it:
-    removed after the run, and if the run is killed, by the next build's sweep (pipelines.warehouse)."""
+    Without ``instance`` the run gets one of its own (in-process: ephemeral; multiprocess: persistent,
+    which that executor needs) whose local artifact folder is a system temporary folder, or with
+    ``scratch`` (the warehouse home) a hidden ``.partial`` folder in it: removed after the run, and if
+    the run is killed, by the next build's sweep (pipelines.warehouse)."""
     report = plan(defs, select, job)
     selected = [dg.AssetKey.from_user_string(k) for keys in report.groups.values() for k in keys]
     if not selected:
@@ -203,29 +240,111 @@ def run(defs: dg.Definitions, select: dg.AssetSelection | None = None, progress:
         if progress and event.event_type in TRACKED:
             progress(event, report)
 
-    loggers = {"events": event_logger(on_event)}
-    logger_config: dict = {"events": {}}
-    if log_file is None:
-        loggers["console"] = dg.colored_console_logger
-        logger_config["console"] = {"config": {"log_level": log_level}}
-    else:
-        loggers |= {"console": quiet_console_logger(log_level), "file": file_logger(log_file)}
-        logger_config |= {"console": {}, "file": {}}
-    job_def = defs.resolve_job_def(job).with_logger_defs(loggers)
+    asset_selection = selected if select is not None else None
     started = time.perf_counter()
     with ExitStack() as stack:
-        if instance is None and scratch is not None:
+        if instance is None:
             artifacts = tempfile.mkdtemp(prefix=".dagster-", suffix=TEMP_SUFFIX, dir=scratch)
             stack.callback(shutil.rmtree, artifacts, ignore_errors=True)
-            instance = stack.enter_context(dg.DagsterInstance.ephemeral(tempdir=artifacts))
+            instance = stack.enter_context(dg.DagsterInstance.ephemeral(tempdir=artifacts) if processes is None
+                                           else dg.DagsterInstance.local_temp(artifacts, overrides=LOCAL_INSTANCE))
         try:
-            result = job_def.execute_in_process(
-                run_config={"loggers": logger_config},
-                instance=instance, raise_on_error=False, asset_selection=selected if select is not None else None)
+            if processes is None:
+                succeeded = _run_here(defs.resolve_job_def(job), log_level, log_file, instance, on_event,
+                                      asset_selection)
+            else:
+                succeeded = _run_in_processes(processes, job, log_level, log_file, instance, on_event,
+                                              asset_selection)
         except Exception as exc:  # a framework error before any step: surfaced with its message
             raise BuildFailed(f"{job}: {exc}") from exc
     report.seconds = time.perf_counter() - started
     report.current = ""
-    if not result.success:
+    if not succeeded:
         raise BuildFailed(report.failure_message())
     return report
+
+
+def _loggers(log_level: str, log_file: Path | None) -> tuple[dict[str, dg.LoggerDefinition], dict]:
+    """The run's loggers and their run config: Dagster's console logger, or with ``log_file`` the
+    assets' messages to the terminal and the whole log to the file."""
+    if log_file is None:
+        return {"console": dg.colored_console_logger}, {"console": {"config": {"log_level": log_level}}}
+    return {"console": quiet_console_logger(log_level), "file": file_logger(log_file)}, {"console": {}, "file": {}}
+
+
+def _run_here(job_def: dg.JobDefinition, log_level: str, log_file: Path | None, instance: dg.DagsterInstance,
+              on_event: Callable[[DagsterEvent], None], asset_selection: list[dg.AssetKey] | None) -> bool:
+    """The run in this process; its events reach ``on_event`` through a logger, as they happen."""
+    loggers, logger_config = _loggers(log_level, log_file)
+    job_def = job_def.with_logger_defs({**loggers, "events": event_logger(on_event)})
+    result = job_def.execute_in_process(run_config={"loggers": {**logger_config, "events": {}}}, instance=instance,
+                                        raise_on_error=False, asset_selection=asset_selection)
+    return result.success
+
+
+def _run_in_processes(processes: Processes, job: str, log_level: str, log_file: Path | None,
+                      instance: dg.DagsterInstance, on_event: Callable[[DagsterEvent], None],
+                      asset_selection: list[dg.AssetKey] | None) -> bool:
+    """The run under the multiprocess executor. Loggers run in the step processes, so its events reach
+    ``on_event`` from the instance's event log, where those processes store them."""
+    recon = dg.build_reconstructable_job(__name__, step_job.__name__, reconstructable_kwargs={
+        "definitions": processes.definitions, "kwargs": json.dumps(dict(processes.kwargs)), "job": job,
+        "log_level": log_level, "log_file": None if log_file is None else str(log_file)})
+    preload = [__name__, processes.definitions.split(":")[0], *processes.preload, *_instance_modules(instance)]
+    executor = {"max_concurrent": processes.max_concurrent,
+                "start_method": {"forkserver": {"preload_modules": preload}}}
+    tags = {"clinverse/run": uuid.uuid4().hex}  # finds this run in an instance that may hold others
+    with _stored_events(instance, tags, on_event):
+        result = dg.execute_job(recon, instance, tags=tags, asset_selection=asset_selection, run_config={
+            "loggers": _loggers(log_level, log_file)[1], "execution": {"config": {"multiprocess": executor}}})
+    return result.success
+
+
+def _instance_modules(instance: dg.DagsterInstance) -> list[str]:
+    """The modules of the instance's storage and services (its ref names them), which every step
+    process loads to store its events."""
+    return [data.module_name for data in instance.get_ref() if isinstance(data, ConfigurableClassData)]
+
+
+@functools.cache  # Dagster asks a step process for the job more than once; the kwargs are JSON text to be a key
+def step_job(definitions: str, kwargs: str, job: str, log_level: str, log_file: str | None) -> dg.JobDefinition:
+    """The job as each process of a multiprocess run makes it (:class:`Processes`), with the run's loggers."""
+    module, function = definitions.split(":")
+    defs = getattr(importlib.import_module(module), function)(**json.loads(kwargs))
+    loggers, _ = _loggers(log_level, None if log_file is None else Path(log_file))
+    return defs.resolve_job_def(job).with_logger_defs(loggers)
+
+
+@contextmanager
+def _stored_events(instance: dg.DagsterInstance, tags: Mapping[str, str],
+                   on_event: Callable[[DagsterEvent], None]) -> Iterator[None]:
+    """While the block runs, pass each event stored for the run tagged ``tags`` to ``on_event`` in
+    order, from a thread; once it ends, the rest. An error in the thread is raised here."""
+    stop, failed = threading.Event(), []
+
+    def follow() -> None:
+        run_id, cursor = None, None
+        try:
+            while True:
+                last = stop.wait(POLL_S)  # set before this read: everything was stored
+                run_id = run_id or next(iter(instance.get_run_ids(dg.RunsFilter(tags=tags), limit=1)), None)
+                if run_id is not None:
+                    stored = instance.get_records_for_run(run_id, cursor=cursor)
+                    cursor = stored.cursor
+                    for record in stored.records:
+                        if record.event_log_entry.dagster_event is not None:
+                            on_event(record.event_log_entry.dagster_event)
+                if last:
+                    return
+        except Exception as exc:  # noqa: BLE001 - raised in the caller's thread below
+            failed.append(exc)
+
+    thread = threading.Thread(target=follow, name="clinverse-run-events", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+    if failed:
+        raise failed[0]
