@@ -18,7 +18,8 @@ from pathlib import Path
 
 from . import diseases
 from .medqa import medqa_chunk
-from .mimic import HEADERS, STREAMED, MimicWriter, make_patient
+from .mimic import HEADERS, STREAMED, MimicWriter
+from .mimic_patient import make_patient
 from .reference import D_ITEMS_ROWS, LAB_ITEMS, PROCEDURES
 from .sicdb import CASES_HEADER, LABORATORY_HEADER, plan_sicdb, sicdb_chunk, write_d_references
 from .writer import CsvGz, assemble_gzip, assemble_text, header_segment, make_rng
