@@ -2,10 +2,13 @@
 one small demo warehouse built through the CLI, and the real MIMIC-IV demo (with and without
 its ED module) built once each, for the whole session."""
 
+import os
+import shutil
 from pathlib import Path
 
 import polars as pl
 import pytest
+from filelock import FileLock
 
 from pipelines.warehouse import Warehouse
 from schemas.staging import POLARS_TYPES, staging_columns
@@ -52,26 +55,35 @@ SOURCE_VARIABLES = ("CLINVERSE_MIMIC_IV_DIR", "CLINVERSE_MIMIC_NOTE_DIR", "CLINV
                     "CLINVERSE_MEDQA_PATH", "CLINVERSE_HOME")
 
 
-def _build(home: Path, *flags: str, **env: str) -> None:
-    """`clinverse build --home HOME FLAGS` with no source from the environment (the flags name them),
-    a one-patient Synthea pool per stratum and ``env`` set, for one session fixture."""
+def _built_once(tmp_path_factory: pytest.TempPathFactory, name: str, *flags: str, **env: str) -> Path:
+    """The home of `clinverse build --home HOME FLAGS` with no source from the environment (the flags
+    name them), a one-patient Synthea pool per stratum and ``env`` set, for one session fixture.
+
+    Built once per session even when `make test` spreads the tests over processes (pytest-xdist):
+    the first worker to need it builds it under the temporary root the workers share, holding a
+    lock; the others wait and read the same build (its tests never write to it)."""
     from pipelines.cli import main  # the whole build graph: only the tests that use it pay for it
 
-    with pytest.MonkeyPatch.context() as mp:
-        for name in SOURCE_VARIABLES:
-            mp.delenv(name, raising=False)
-        for name, value in {"CLINVERSE_SYNTHEA_POOL_SIZE": "1", **env}.items():
-            mp.setenv(name, value)
-        assert main(["build", "--home", str(home), *flags]) == 0
+    root = tmp_path_factory.getbasetemp()
+    root = root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root
+    home, built = root / name, root / f"{name}.built"
+    with FileLock(root / f"{name}.lock"), pytest.MonkeyPatch.context() as mp:
+        if not built.exists():
+            shutil.rmtree(home, ignore_errors=True)  # a build that failed in another worker
+            for variable in SOURCE_VARIABLES:
+                mp.delenv(variable, raising=False)
+            for variable, value in {"CLINVERSE_SYNTHEA_POOL_SIZE": "1", **env}.items():
+                mp.setenv(variable, value)
+            assert main(["build", "--home", str(home), *flags]) == 0
+            built.touch()
+    return home
 
 
 @pytest.fixture(scope="session")
 def demo_home(tmp_path_factory) -> Path:
     """`clinverse build` of a 60-admission generated demo (every source, Synthea with a one-patient
     pool per stratum), once per session; tests read it and never write to it."""
-    home = tmp_path_factory.mktemp("demo-build")
-    _build(home, "--admissions", "60", CLINVERSE_LOG_LEVEL="WARNING")
-    return home
+    return _built_once(tmp_path_factory, "demo-build", "--admissions", "60", CLINVERSE_LOG_LEVEL="WARNING")
 
 
 @pytest.fixture(scope="session")
@@ -80,16 +92,13 @@ def real_demo_warehouse(mimic_demo_dir, tmp_path_factory) -> Warehouse:
     evaluation included; profiles from a one-patient pool per stratum); tests only read it. The demo
     has no notes and, without the ED module, no complaint to open a case with: its cases are kept as
     structured-only cases (CLINVERSE_STRUCTURED_ONLY), which the units and exams tests need."""
-    home = tmp_path_factory.mktemp("real-mimic")
-    _build(home, "--mimic-iv", str(mimic_demo_dir), CLINVERSE_STRUCTURED_ONLY="mimic_iv,sicdb")
-    return Warehouse(home)
+    return Warehouse(_built_once(tmp_path_factory, "real-mimic", "--mimic-iv", str(mimic_demo_dir),
+                                 CLINVERSE_STRUCTURED_ONLY="mimic_iv,sicdb"))
 
 
 @pytest.fixture(scope="session")
 def real_ed_demo_warehouse(mimic_demo_dir, mimic_ed_demo_dir, tmp_path_factory) -> Warehouse:
     """The real MIMIC-IV demo built with the real MIMIC-IV-ED demo (profiles from a one-patient pool
     per stratum; no episode evaluation)."""
-    home = tmp_path_factory.mktemp("real-mimic-ed")
-    _build(home, "--mimic-iv", str(mimic_demo_dir), "--mimic-ed", str(mimic_ed_demo_dir),
-           "--select", "not group:evaluation")
-    return Warehouse(home)
+    return Warehouse(_built_once(tmp_path_factory, "real-mimic-ed", "--mimic-iv", str(mimic_demo_dir),
+                                 "--mimic-ed", str(mimic_ed_demo_dir), "--select", "not group:evaluation"))
