@@ -1,5 +1,6 @@
 """The build as Dagster sees it: one job over the configured sources and everything downstream,
-the sensor that requests it, and the Definitions holding them with the resources.
+the sensor that requests it when sources change, the schedule of a periodic full rebuild, and the
+Definitions holding them with the resources.
 
 :func:`make_definitions` is called once per process: by ``pipelines.definitions`` for
 `dagster dev` (settings and resources from the environment), and by `clinverse build` with the
@@ -22,6 +23,7 @@ import dagster as dg
 import assets as assets_package
 from assets.episodes import EPISODE_GROUP, episodes_job
 from assets.study import STUDY_GROUP, evaluate_job
+from pipelines import config
 from pipelines.config import Settings
 from pipelines.resources import ClinverseResource, resources_from_env, resources_from_values
 from pipelines.sources.registry import NAMES as SOURCE_GROUPS
@@ -69,6 +71,14 @@ def asset_module_names() -> tuple[str, ...]:
     return tuple(f"{assets_package.__name__}.{m.name}" for m in pkgutil.iter_modules(assets_package.__path__))
 
 
+def full_rebuild(cron: str) -> dg.ScheduleDefinition:
+    """The ``build`` job on ``cron`` (CLINVERSE_REBUILD_CRON), whatever changed: reference files and
+    code change too, and the sensor sees only the sources. Off until turned on in the UI, like the sensor."""
+    return dg.ScheduleDefinition(name="full_rebuild", cron_schedule=cron, job_name=JOB,
+                                 default_status=dg.DefaultScheduleStatus.STOPPED,
+                                 description="A full rebuild of the configured sources and everything downstream.")
+
+
 def asset_modules() -> list:
     return [importlib.import_module(name) for name in asset_module_names()]
 
@@ -94,6 +104,7 @@ def make_definitions(settings: Settings | None = None,
         resources=dict(resources),
         jobs=[job, episodes_job, evaluate_job],
         sensors=[new_source_data],
+        schedules=[full_rebuild(config.rebuild_cron())],
     )
 
 

@@ -49,6 +49,7 @@ ENV_SYNTHEA_POOL_SIZE = "CLINVERSE_SYNTHEA_POOL_SIZE"
 ENV_SYNTHEA_REFERENCE_DATE = "CLINVERSE_SYNTHEA_REFERENCE_DATE"
 ENV_LOG_LEVEL = "CLINVERSE_LOG_LEVEL"
 ENV_EXECUTOR = "CLINVERSE_EXECUTOR"
+ENV_REBUILD_CRON = "CLINVERSE_REBUILD_CRON"
 ENV_MAX_CONCURRENT = "CLINVERSE_MAX_CONCURRENT"
 ENV_BENCH_SCALES = "CLINVERSE_BENCH_SCALES"
 ENV_EPISODE_PRESET = "CLINVERSE_EPISODE_PRESET"
@@ -198,6 +199,14 @@ def _date(text: str) -> str:
     return text
 
 
+def _cron(text: str) -> str:
+    from dagster._utils.schedules import is_valid_cron_string  # Dagster's own reading of a cron string
+
+    if not is_valid_cron_string(text):
+        raise ValueError("write a cron schedule of five fields, e.g. `0 3 * * 0` (Sundays at 03:00)")
+    return text
+
+
 def _log_level(text: str) -> str:
     if text.upper() not in LOG_LEVELS:
         raise ValueError(f"write one of {', '.join(LOG_LEVELS)}")
@@ -329,6 +338,9 @@ SETTINGS: tuple[Setting, ...] = (
             "(Dagster's multiprocess executor: each step in a process of its own; the same tables)", "cli"),
     Setting(ENV_MAX_CONCURRENT, "max_concurrent", int, _integer(1), "2",
             "steps a `multiprocess` build runs at once (default: the CPUs available)", "cli"),
+    Setting(ENV_REBUILD_CRON, "rebuild_cron", str, _cron, "0 3 * * 0",
+            "when the `full_rebuild` schedule (off until turned on in the Dagster UI) runs the `build` job "
+            "(cron, default Sundays at 03:00)", "cli"),
     Setting(ENV_BENCH_SCALES, "bench_scales", str, _scales, "500,5000",
             "admissions of each `make bench` build, comma separated (default 500,5000)", "bench"),
     Setting(ENV_EPISODE_PRESET, "preset", str, _episode_preset, "medevoeval",
@@ -475,6 +487,11 @@ def max_concurrent(flag: str | None = None, environ: Mapping[str, str] | None = 
     """Steps a multiprocess build runs at once (``--max-concurrent``, ``CLINVERSE_MAX_CONCURRENT``,
     default the CPUs this process may run on)."""
     return _one(ENV_MAX_CONCURRENT, environ, default_workers(), flag)
+
+
+def rebuild_cron(environ: Mapping[str, str] | None = None) -> str:
+    """When the periodic full rebuild runs (``CLINVERSE_REBUILD_CRON``, default Sundays at 03:00)."""
+    return _one(ENV_REBUILD_CRON, environ, "0 3 * * 0")
 
 
 def episode_preset(environ: Mapping[str, str] | None = None) -> str:

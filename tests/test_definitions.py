@@ -1,5 +1,6 @@
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import dagster as dg
@@ -10,7 +11,7 @@ from dagster import DagsterEventType
 from assets.factories import producer_asset, producer_assets
 from pipelines import runner
 from pipelines.build_plan import build_selection, make_definitions, new_source_data, source_fingerprint
-from pipelines.config import Settings
+from pipelines.config import SettingError, Settings
 from pipelines.content import producers
 from pipelines.content.partitions import Written
 from pipelines.content.producers import PRODUCERS, Produced, Producer
@@ -183,6 +184,18 @@ def test_the_sensor_requests_the_build_job_when_sources_change(tmp_path):
     assert [r.run_key for r in requests] == [source_fingerprint(resource.settings())]
     assert list(new_source_data(dg.build_sensor_context(cursor=requests[0].run_key,
                                                         resources={"clinverse": resource}))) == []
+
+
+def test_the_full_rebuild_schedule_runs_the_build_job_on_the_configured_cron(monkeypatch):
+    monkeypatch.setenv("CLINVERSE_REBUILD_CRON", "30 2 * * 1")
+    schedule = make_definitions(Settings.from_values({"home": "/tmp/x"})).resolve_schedule_def("full_rebuild")
+    assert schedule.job_name == "build" and schedule.cron_schedule == "30 2 * * 1"
+    assert schedule.default_status == dg.DefaultScheduleStatus.STOPPED
+    run = schedule.evaluate_tick(dg.build_schedule_context(scheduled_execution_time=datetime(2026, 12, 7, 2, 30)))
+    assert len(run.run_requests) == 1  # the job as configured: no run config of its own
+    monkeypatch.setenv("CLINVERSE_REBUILD_CRON", "every sunday")
+    with pytest.raises(SettingError, match="CLINVERSE_REBUILD_CRON"):
+        make_definitions(Settings.from_values({"home": "/tmp/x"}))
 
 
 # -- the runner: one in-process run, progress from the event stream -------------------------------
