@@ -17,8 +17,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 MAX_QUESTIONS = 2
+OUTPUTS_CACHED = 4096  # offline doctors repeat their outputs across episodes (the same questions, tests)
 TEMPLATE_FIELDS = frozenset({"action", "utterance", "question", "test_name", "rationale", "working_diagnoses",
                              "needs_mdt", "diagnosis", "evidence", "plan", "followup", "icd10"})
 _QUESTION_END = re.compile(r"(?<=\?)\s+")
@@ -106,6 +108,7 @@ def finalize(diagnosis: object, icd10: object, evidence: object, plan: object, f
                     _texts(follow_up, "followup"))
 
 
+@lru_cache(maxsize=OUTPUTS_CACHED)  # actions are immutable: a repeated output is read once
 def parse(text: str) -> Action:
     """One action from a doctor's Template B.1 output."""
     try:
@@ -136,6 +139,7 @@ def parse(text: str) -> Action:
     raise ProtocolError(f"action must be one of ASK, REQUEST_TEST, CALL_MDT, FINALIZE, not {action!r}")
 
 
+@lru_cache(maxsize=OUTPUTS_CACHED)
 def to_json(action: Action) -> str:
     """The action as a Template B.1 object (what an offline doctor emits and an event records)."""
     match action:

@@ -95,4 +95,9 @@ def preset(name: str, **overrides: Any) -> EpisodeConfig:
     unknown = set(overrides) - SETTINGS
     if unknown:
         raise KeyError(f"unknown episode settings {sorted(unknown)}; known: {sorted(SETTINGS)}")
-    return replace(EpisodeConfig(preset=name, **presets()[name]), **overrides)
+    return replace(_preset(name), **overrides) if overrides else _preset(name)
+
+
+@cache  # every episode reset asks for its preset
+def _preset(name: str) -> EpisodeConfig:
+    return EpisodeConfig(preset=name, **presets()[name])

@@ -32,7 +32,7 @@ from typing import Any
 
 from pipelines.datafiles import DataFileError, yaml_mapping
 from pipelines.episodes.doctors import Doctor, Opening
-from pipelines.episodes.llm.normalise import TestNames, normalise
+from pipelines.episodes.llm.normalise import normalise, test_names
 from pipelines.episodes.views import ExamCatalog
 
 FILE = "data/corruptions.yaml"
@@ -171,7 +171,7 @@ class CorruptedDoctor:
 
     def begin(self, opening: Opening) -> None:
         self._inner.begin(opening)
-        self._tests = TestNames(opening.catalog, self._catalog) if self._normalise else None
+        self._tests = test_names(opening.catalog, self._catalog) if self._normalise else None
         self._turn = 0
 
     def act(self, observation: str) -> str:

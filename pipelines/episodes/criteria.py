@@ -28,6 +28,7 @@ DIRECTIONS = ("high", "low", "abnormal")
 NEGATIONS = frozenset({"no", "not", "never", "without", "denies", "deny", "don't", "dont", "haven't", "hasn't"})
 NEGATION_REACH = 3  # words before a cue that can negate it
 LONGEST_PHRASE = 6  # words in a cue or unless phrase
+EVIDENCE_CACHED = 1 << 13  # evidence texts whose results are kept (here and in pipelines/episodes/knowledge.py)
 _WORD = re.compile(r"[a-z0-9']+")
 _TOKEN = re.compile(r"[a-z0-9']+|[.;!?]")
 _STOPS = frozenset(".;!?")
@@ -153,27 +154,52 @@ class Candidate:
 def candidates(text: str) -> list[Candidate]:
     """Every condition that the evidence in ``text`` supports and nothing in it rules out, best
     first (then by code)."""
-    known = criteria()
-    evidence, found = Evidence.of(text, _by_first_word(known)), []
+    return list(_candidates(text))
+
+
+@lru_cache(maxsize=EVIDENCE_CACHED)  # the arms of a study play the same cases: the same evidence recurs
+def _candidates(text: str) -> tuple[Candidate, ...]:
+    known, lookup = criteria(), _lookup()
+    evidence, found = Evidence.of(text, lookup.phrases), []
     said, readings = evidence.said, evidence.readings
-    for c in known:
+    touched = {i for phrase in said for i in lookup.by_cue.get(phrase, ())}
+    touched.update(i for exam in readings for i in lookup.by_exam.get(exam, ()))
+    for c in (known[i] for i in sorted(touched)):
         if not said.isdisjoint(c.unless):
             continue
         matched = len(said.intersection(c.cues)) + sum(
             1 for f in c.findings if (r := readings.get(f.exam)) is not None and f.holds(r))
         if matched:
             found.append(Candidate(c, _block(c.code), matched))
-    return sorted(found, key=lambda k: (-k.matched, k.criterion.code))
+    return tuple(sorted(found, key=lambda k: (-k.matched, k.criterion.code)))
+
+
+@dataclass(frozen=True)
+class _Lookup:
+    """The default criteria as a reader looks them up: every cue and unless phrase by its first
+    word, and the criteria (by position) that each cue and each finding's exam may support, so
+    that a text is scored against the few criteria it touches, not all of them."""
+
+    phrases: PhraseIndex
+    by_cue: dict[tuple[str, ...], tuple[int, ...]]
+    by_exam: dict[str, tuple[int, ...]]
 
 
 @cache
-def _by_first_word(known: tuple[Criterion, ...]) -> PhraseIndex:
-    """Every cue and unless phrase of ``known``, by its first word (what a reader looks up per word)."""
-    index: dict[str, set[tuple[str, ...]]] = {}
-    for c in known:
+def _lookup() -> _Lookup:
+    known = criteria()
+    first: dict[str, set[tuple[str, ...]]] = {}
+    by_cue: dict[tuple[str, ...], list[int]] = {}
+    by_exam: dict[str, list[int]] = {}
+    for i, c in enumerate(known):
         for phrase in (*c.cues, *c.unless):
-            index.setdefault(phrase[0], set()).add(phrase)
-    return PhraseIndex({word: tuple(sorted(found)) for word, found in index.items()})
+            first.setdefault(phrase[0], set()).add(phrase)
+        for phrase in c.cues:
+            by_cue.setdefault(phrase, []).append(i)
+        for f in c.findings:
+            by_exam.setdefault(f.exam, []).append(i)
+    return _Lookup(PhraseIndex({word: tuple(sorted(found)) for word, found in first.items()}),
+                   {p: tuple(ids) for p, ids in by_cue.items()}, {e: tuple(ids) for e, ids in by_exam.items()})
 
 
 @cache

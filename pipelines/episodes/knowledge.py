@@ -20,11 +20,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from pipelines.episodes.criteria import Candidate, candidates
+from pipelines.episodes.criteria import EVIDENCE_CACHED, Candidate, candidates
 from pipelines.episodes.lab import render
 from pipelines.exams.vocabulary import panels
 from pipelines.episodes.retrieval import WORDS, SparseRows, TextVectors
@@ -36,6 +37,7 @@ TEST_NEIGHBOURHOOD = 10  # cases whose abnormal results suggest the tests to ord
 ABSENT, RECORDED, ABNORMAL = 0, 1, 2  # an exam's status in a case
 IMPORTANCE_WEIGHT = {"key": 1.0, "supporting": 0.5, "background": 0.1}
 CRITERIA_WEIGHT = 0.5  # the best criterion's vote, against summed cosine similarities
+SIMILARITY_BYTES = 32 << 20  # at most this much of similarities kept for evidence seen before
 
 
 def evidence_text(units: Sequence[Unit], results: Sequence[ExamResult]) -> str:
@@ -47,6 +49,16 @@ def salient_text(units: Sequence[Unit], results: Sequence[ExamResult]) -> str:
     key = [u for u in units if u.importance == "key"]
     abnormal = [r for r in results if r.abnormal]
     return evidence_text(key, abnormal) if key or abnormal else evidence_text(units, results)
+
+
+def _nearest(sims: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` most similar train cases, most similar first, ties in case order: the head of
+    ``np.argsort(-sims, kind="stable")``, without sorting every train case."""
+    if sims.size <= k:
+        return np.argsort(-sims, kind="stable")
+    kth = np.partition(sims, sims.size - k)[sims.size - k]  # the k-th largest similarity
+    close = np.flatnonzero(sims >= kth)  # in case order, ties included
+    return close[np.argsort(-sims[close], kind="stable")][:k]
 
 
 @dataclass(frozen=True)
@@ -73,8 +85,15 @@ class TrainingKnowledge:
         self._matrix = SparseRows(self._vectorizer.fit_transform([evidence_text(c.patient.units, c.exams.results)
                                                                   for c in cases]))
         self._vectors = TextVectors(self._vectorizer)
+        # The arms of a study play the same cases with the same seed, so the same evidence recurs: its
+        # cosine similarity to every train case (read-only, within a memory budget) and its ranking of
+        # the tests are kept.
+        kept = max(1, min(EVIDENCE_CACHED, SIMILARITY_BYTES // (8 * len(cases))))
+        self.similarities = lru_cache(maxsize=kept)(self._cosines)
+        self._ranking = lru_cache(maxsize=EVIDENCE_CACHED)(self._rank)
         self.tests = self._test_names(store)
         self._test_index = {t: i for i, t in enumerate(self.tests)}
+        self._allowed: dict[tuple[str, ...], tuple[list[str], np.ndarray]] = {}
         by_name = {t: rank for rank, t in enumerate(sorted(self.tests))}
         self._name_rank = np.array([by_name[t] for t in self.tests])  # the order of the names
         self._status = np.array([[self._status_of(c.exams.by_name, t) for t in self.tests] for c in cases])
@@ -100,16 +119,18 @@ class TrainingKnowledge:
             return ABSENT
         return ABNORMAL if any(r.abnormal for r in found) else RECORDED
 
-    def similarities(self, evidence: str) -> np.ndarray:
-        """The cosine similarity of the evidence to every train case."""
-        return self._matrix.dot(*self._vectors.sparse(evidence))
+    def _cosines(self, evidence: str) -> np.ndarray:
+        """The cosine similarity of the evidence to every train case (:attr:`similarities`)."""
+        sims = self._matrix.dot(*self._vectors.sparse(evidence))
+        sims.flags.writeable = False  # shared by every caller of the same evidence
+        return sims
 
     def predict(self, evidence: str) -> Prediction:
         return self.prediction(self.similarities(evidence), candidates(evidence))
 
     def prediction(self, sims: np.ndarray, found: Sequence[Candidate] = ()) -> Prediction:
-        """The prediction for evidence with these :meth:`similarities` and criteria candidates."""
-        nearest = np.argsort(-sims, kind="stable")[:NEIGHBOURS]
+        """The prediction for evidence with these :attr:`similarities` and criteria candidates."""
+        nearest = _nearest(sims, NEIGHBOURS)
         votes: Counter[str] = Counter()
         for i in nearest:
             votes[self.blocks[i]] += float(sims[i])
@@ -129,14 +150,26 @@ class TrainingKnowledge:
         """``allowed`` tests, ``exclude`` left out, most informative first: the lift of an abnormal
         result among the train cases nearest to the evidence (similarity-weighted) over its rate in
         the whole train split, then how often the nearest cases have it recorded, then the name."""
-        index = self._test_index
-        candidates = [t for t in allowed if t in index and t not in exclude]
+        # Every name has its own rank, so leaving the excluded out after ranking orders the rest alike.
+        return [name for name in self._ranking(evidence, tuple(allowed)) if name not in exclude]
+
+    def _rank(self, evidence: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
+        """Every ``allowed`` test the train split has, most informative first (:attr:`_ranking`)."""
+        names, found = self._known_tests(allowed)
         sims = self.similarities(evidence)
-        near = np.argsort(-sims, kind="stable")[:TEST_NEIGHBOURHOOD]
-        weights = sims[near] / sims[near].sum() if sims[near].sum() > 0 else np.full(near.size, 1 / near.size)
+        near = _nearest(sims, TEST_NEIGHBOURHOOD)
+        close = sims[near]
+        total = close.sum()
+        weights = close / total if total > 0 else np.full(near.size, 1 / near.size)
         lift = weights @ self._abnormal[near] - self._abnormal_rate
         recorded = weights @ self._recorded[near]
-        found = np.array([index[t] for t in candidates], dtype=np.intp)
         order = np.lexsort((self._name_rank[found], -recorded[found], -lift[found]))  # the last key first
-        return [candidates[i] for i in order.tolist()]
+        return tuple(map(names.__getitem__, order.tolist()))
 
+    def _known_tests(self, allowed: tuple[str, ...]) -> tuple[list[str], np.ndarray]:
+        """The ``allowed`` names the train split has a column for, and those columns (once per
+        orderable list: every episode of a preset offers the same one)."""
+        if allowed not in self._allowed:
+            names = [t for t in allowed if t in self._test_index]
+            self._allowed[allowed] = names, np.array([self._test_index[t] for t in names], dtype=np.intp)
+        return self._allowed[allowed]

@@ -29,7 +29,7 @@ import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 
 from pipelines.episodes.config import EpisodeConfig
 from pipelines.episodes.messages import messages, say
@@ -41,6 +41,7 @@ from pipelines.exams.vocabulary import panel as panel_members
 from pipelines.exams.vocabulary import panel_name
 
 Predictor = Callable[[str, ClinicalState], ExamResult | None]
+RESULTS_CACHED = 1 << 16  # results rendered
 
 
 def no_prediction(exam_name: str, state: ClinicalState) -> ExamResult | None:
@@ -88,6 +89,7 @@ def _number(value: float) -> str:
     return f"{value:g}"
 
 
+@lru_cache(maxsize=RESULTS_CACHED)  # a case's results are reported in every episode of it
 def render(result: ExamResult) -> str:
     """A result as the doctor reads it: value, unit, reference range, abnormal flag."""
     value = result.value_text if result.value_text is not None else (

@@ -15,7 +15,12 @@ def messages() -> dict[str, Any]:
 
 def say(key: str, **values: object) -> str:
     """Message ``key`` (dotted for nested, ``lab.result``) filled with ``values``."""
+    return _template(key).format(**values)
+
+
+@cache  # every turn says several messages
+def _template(key: str) -> str:
     node: Any = messages()
     for part in key.split("."):
         node = node[part]
-    return node.format(**values)
+    return node

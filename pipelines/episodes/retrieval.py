@@ -75,13 +75,19 @@ class TextVectors:
         if self._bigrams:
             features.update(map(" ".join, zip(words, words[1:])))
         columns = self._columns
-        found = [(columns[f], n) for f, n in features.items() if f in columns]
-        return _Line(words[0], words[-1], np.array([c for c, _ in found], dtype=np.intp),
+        found = sorted((columns[f], n) for f, n in features.items() if f in columns)
+        line = _Line(words[0], words[-1], np.array([c for c, _ in found], dtype=np.intp),
                      np.array([n for _, n in found], dtype=np.float64))
+        line.columns.flags.writeable = line.counts.flags.writeable = False  # cached: shared by every text
+        return line
 
-    def counts(self, text: str) -> np.ndarray:
-        """The text's term counts, one per column (what ``CountVectorizer.transform`` counts)."""
+    def counts(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """The text's in-vocabulary columns (ascending) and their term counts (what
+        ``CountVectorizer.transform`` counts), gathered from its lines without a vocabulary-wide
+        array: a text holds a few hundred terms of many thousand columns."""
         lines = [line for line in map(self._line, text.split("\n")) if line is not None]
+        if len(lines) == 1:  # a line's columns are ascending already
+            return lines[0].columns, lines[0].counts.copy()
         columns = [line.columns for line in lines]
         counts = [line.counts for line in lines]
         if self._bigrams:
@@ -89,16 +95,20 @@ class TextVectors:
             joins = [c for c in joins if c is not None]
             columns.append(np.array(joins, dtype=np.intp))
             counts.append(np.ones(len(joins)))
-        if not lines:
-            return np.zeros(self.size)
-        found = np.bincount(np.concatenate(columns), np.concatenate(counts), minlength=self.size)
-        return found.astype(np.float64, copy=False)  # bincount counts in integers when it has no weight
+        found = np.concatenate(columns) if lines else np.zeros(0, dtype=np.intp)
+        if not found.size:
+            return found, np.zeros(0)
+        order = np.argsort(found)
+        found, weights = found[order], np.concatenate(counts)[order]
+        first = np.empty(found.size, dtype=bool)  # where each column's run starts
+        first[0] = True
+        np.not_equal(found[1:], found[:-1], out=first[1:])
+        # A column's counts are small whole numbers: summed exactly, whatever the order.
+        return found[first], np.bincount(np.cumsum(first) - 1, weights)
 
     def sparse(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """The text's non-zero columns (ascending) and their weights."""
-        counts = self.counts(text)
-        indices = np.flatnonzero(counts)
-        data = counts[indices]
+        indices, data = self.counts(text)
         np.log(data, data)
         data += 1.0
         data *= self._idf[indices]
@@ -119,7 +129,7 @@ class TextVectors:
 class _Line:
     first: str  # word
     last: str
-    columns: np.ndarray
+    columns: np.ndarray  # ascending
     counts: np.ndarray
 
 
@@ -131,7 +141,8 @@ class SparseRows:
     unsorted, and a score should not depend on that.
 
     A large matrix (the train cases) is read by column, at the cost of the vector's columns only;
-    a small one (a patient's facts) is multiplied as it is, which costs less than the gathering."""
+    a small one (a patient's facts) is multiplied as it is stored, row after row, which costs less
+    than the gathering (and far less than scipy's checks around a product this small)."""
 
     def __init__(self, matrix: sparse.spmatrix):
         self.shape = matrix.shape
@@ -141,13 +152,15 @@ class SparseRows:
             columns.sort_indices()
             self._starts, self._rows, self._values = columns.indptr, columns.indices, columns.data
         else:
-            self._matrix = sparse.csr_matrix(matrix).sorted_indices()
+            rows = sparse.csr_matrix(matrix).sorted_indices()
+            self._entry_rows = np.repeat(np.arange(self.shape[0]), np.diff(rows.indptr))
+            self._columns, self._values = rows.indices, rows.data
 
     def dot(self, indices: np.ndarray, data: np.ndarray) -> np.ndarray:
         if not self._by_column:
             vector = np.zeros(self.shape[1])
             vector[indices] = data
-            return self._matrix @ vector
+            return np.bincount(self._entry_rows, self._values * vector[self._columns], minlength=self.shape[0])
         starts = self._starts[indices]
         lengths = self._starts[indices + 1] - starts
         ends = np.cumsum(lengths)

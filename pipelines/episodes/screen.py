@@ -24,6 +24,7 @@ from pipelines.leakage import diagnosis_terms, find_mentions
 SHINGLE = 4  # consecutive words of a text result that count as quoting it
 SCREENS_CACHED = 4096  # a case's rules are built once, whichever episode or stress test needs them
 PATTERNS_CACHED = 1 << 14  # value patterns (many cases share a value)
+TEXTS_CACHED = 1 << 15  # texts screened, with the case's rules
 _SENTENCE = re.compile(r"[;!?\n]|\.(?!\d)")
 _NUMERIC = re.compile(r"[\s\d.,/<>=+-]+")
 
@@ -50,11 +51,12 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 _NameIndex = dict[str, tuple[tuple[tuple[str, ...], str], ...]]  # first word -> (name as words, exam)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one per case (:func:`_rules`), hashed by identity: a key of :func:`_hits`
 class _Rules:
     terms: tuple[str, ...]  # diagnosis terms and codes
     cues: tuple[_ValueCue, ...]  # exams with a short value
     quotes: dict[tuple[str, ...], str]  # shingle of a text result -> its exam
+    quote_starts: frozenset[str]  # the first words of the quotes: where a quote may start
     names: _NameIndex  # exam names and aliases, by first word
     cued: dict[str, tuple[int, ...]]  # exam -> its cues, by index
 
@@ -67,30 +69,40 @@ class BoundaryScreen:
 
     def hits(self, text: str) -> list[str]:
         """What ``text`` discloses: diagnosis terms found and exams whose result it states."""
-        rules = self._rules
-        found = [m.term for m in find_mentions(text, rules.terms)]
-        if rules.cues:
-            for sentence in _SENTENCE.split(text):
-                named = self._named_cues(name_key(sentence).split())
-                found += [f"{rules.cues[i].exam} value" for i in named if rules.cues[i].value.search(sentence)]
-        if rules.quotes:
-            quoted = _shingles(name_key(text).split()) & rules.quotes.keys()
-            found += sorted({f"{rules.quotes[s]} finding" for s in quoted})
-        return found
+        return list(_hits(self._rules, text))
 
     def discloses(self, text: str) -> bool:
-        return bool(self.hits(text))
+        return bool(_hits(self._rules, text))
 
-    def _named_cues(self, words: list[str]) -> list[int]:
-        """The cues, in order, whose exam name or an alias of it the words contain (whole words:
-        ``" hgb "`` in the sentence's padded ``name_key``)."""
-        names, cued = self._rules.names, self._rules.cued
-        named: set[int] = set()
-        for i, word in enumerate(words):
-            for name, exam in names.get(word, ()):
-                if exam in cued and tuple(words[i : i + len(name)]) == name:
-                    named.update(cued[exam])
-        return sorted(named)
+
+@lru_cache(maxsize=TEXTS_CACHED)  # a case's patient gives the same replies in every episode of the case
+def _hits(rules: _Rules, text: str) -> tuple[str, ...]:
+    found = [m.term for m in find_mentions(text, rules.terms)]
+    if not (rules.cues or rules.quotes):
+        return tuple(found)
+    # Sentences end at characters ``name_key`` folds away, so their words, in order, are the text's.
+    sentences = [(sentence, name_key(sentence).split()) for sentence in _SENTENCE.split(text)]
+    if rules.cues:
+        for sentence, words in sentences:
+            named = _named_cues(rules, words)
+            found += [f"{rules.cues[i].exam} value" for i in named if rules.cues[i].value.search(sentence)]
+    if rules.quotes:
+        words = [word for _, in_sentence in sentences for word in in_sentence]
+        quoted = {shingle for i in range(len(words) - SHINGLE + 1) if words[i] in rules.quote_starts
+                  and (shingle := tuple(words[i : i + SHINGLE])) in rules.quotes}
+        found += sorted({f"{rules.quotes[s]} finding" for s in quoted})
+    return tuple(found)
+
+
+def _named_cues(rules: _Rules, words: list[str]) -> list[int]:
+    """The cues, in order, whose exam name or an alias of it the words contain (whole words:
+    ``" hgb "`` in the sentence's padded ``name_key``)."""
+    named: set[int] = set()
+    for i, word in enumerate(words):
+        for name, exam in rules.names.get(word, ()):
+            if exam in rules.cued and tuple(words[i : i + len(name)]) == name:
+                named.update(rules.cued[exam])
+    return sorted(named)
 
 
 @lru_cache(maxsize=SCREENS_CACHED)
@@ -114,7 +126,8 @@ def _rules(manager: ManagerView, exams: ExamView) -> _Rules:
     outside = {exam for exam in cued if exam not in aliases}  # an exam the catalog lacks keeps its own name
     if outside:
         names = _merged(names, _index_names({exam: () for exam in outside}))
-    return _Rules(tuple(terms), tuple(cues), quotes, names, {exam: tuple(found) for exam, found in cued.items()})
+    return _Rules(tuple(terms), tuple(cues), quotes, frozenset(s[0] for s in quotes), names,
+                  {exam: tuple(found) for exam, found in cued.items()})
 
 
 def _add(result: ExamResult, cues: list[_ValueCue], quotes: dict[tuple[str, ...], str]) -> None:

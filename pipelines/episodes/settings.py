@@ -96,6 +96,7 @@ class EpisodeSettings:
         self.memory = memory
         self.overrides = overrides
         self.backends = backends(store)
+        self._catalog_names: dict[bool, tuple[str, ...]] = {}  # by whether the preset has panels
         config = preset(preset_name, **overrides)  # fail now, not at the first reset
         predicts = config.unrecorded == "predict" or config.replace_fraction > 0
         self.predictor = predictor if predictor is not None else (self.backends.clinlab if predicts else no_prediction)
@@ -108,8 +109,12 @@ class EpisodeSettings:
 
     def catalog_names(self, config: EpisodeConfig) -> tuple[str, ...]:
         """The names a doctor may order: the catalog, and the panels and procedure tests (which return
-        a procedure's specimen results together) where the preset has panels."""
-        return self.store.catalog.names + ((*panels(), *(t.test for t in procedure_tests())) if config.panels else ())
+        a procedure's specimen results together) where the preset has panels (listed once per run:
+        every episode shows them)."""
+        if config.panels not in self._catalog_names:
+            self._catalog_names[config.panels] = self.store.catalog.names + (
+                (*panels(), *(t.test for t in procedure_tests())) if config.panels else ())
+        return self._catalog_names[config.panels]
 
     def engine(self, case_id: str, config: EpisodeConfig, seed: int, run_id: str | None = None) -> Engine:
         """One episode's controller, each role built from its own view of the case. The doctor

@@ -50,8 +50,6 @@ class Forest:
             goes_left = np.where(np.isnan(value), self.missing_left[trees, node], value <= self.threshold[trees, node])
             step = np.where(goes_left, self.left[trees, node], self.right[trees, node])
             node = np.where(self.leaf[trees, node], node, step)
-        leaves = self.value[trees, node]
-        raw = np.zeros(rows) + self.baseline
-        for j in range(len(trees)):  # one tree at a time, as sklearn adds them
-            raw += leaves[:, j]
-        return self.inverse(raw)
+        # From the baseline, one tree at a time, as sklearn adds them: a running sum along each row.
+        terms = np.column_stack([np.zeros(rows) + self.baseline, self.value[trees, node]])
+        return self.inverse(np.cumsum(terms, axis=1)[:, -1])

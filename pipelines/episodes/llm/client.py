@@ -75,8 +75,10 @@ class LLMClient:
     def _api(self, role: RoleConfig) -> openai.AsyncOpenAI:
         key = (role.base_url, role.api_key)
         if key not in self._apis:
+            # httpx2's pool hands a request a connection in one pass over them; httpx's (the SDK's other
+            # default) checks every idle connection against all of them, for every request and answer.
             http = (self._http_client(role) if self._http_client else
-                    openai.DefaultAsyncHttpxClient(timeout=role.timeout_s, follow_redirects=False, trust_env=False))
+                    openai.DefaultAsyncHttpx2Client(timeout=role.timeout_s, follow_redirects=False, trust_env=False))
             self._apis[key] = openai.AsyncOpenAI(api_key=role.api_key, base_url=role.base_url, max_retries=0,
                                                  timeout=role.timeout_s, http_client=http)
         return self._apis[key]
@@ -108,7 +110,11 @@ class LLMClient:
             self.ledger.sending()
             try:
                 async with asyncio.timeout(config.timeout_s):
-                    response = await api.chat.completions.create(model=config.model, messages=messages,
+                    # The SDK walks ``messages`` through its typed transform, every member of the message
+                    # union for every message: a millisecond or more per request, for messages that are
+                    # plain role and content strings already. As extra body they are sent as given.
+                    response = await api.chat.completions.create(model=config.model, messages=[],
+                                                                 extra_body={"messages": messages},
                                                                  timeout=config.timeout_s, **config.sampling())
                 return None, "", response
             except (TimeoutError, openai.APITimeoutError):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
@@ -76,7 +76,7 @@ class Ledger:
 
     def frame(self) -> pl.DataFrame:
         with self._lock:
-            rows = [asdict(r) for r in self.requests]
+            rows = [{**vars(r), "repairs": list(r.repairs)} for r in self.requests]  # asdict's deep copy costs more
         frame = pl.DataFrame(rows, schema=schemas.empty("llm_requests").schema)
         return schemas.conform("llm_requests", frame.sort("episode_id", "role", "seq"))
 

@@ -30,7 +30,7 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from pipelines.datafiles import yaml_mapping
@@ -204,6 +204,12 @@ class TestNames:
             if found in self._orderable:
                 candidates.add(found)
         return candidates.pop() if len(candidates) == 1 else None
+
+
+@lru_cache(maxsize=16)  # every episode of a run orders from the same names: they are read once
+def test_names(orderable: tuple[str, ...], catalog: ExamCatalog | None = None) -> TestNames:
+    """The :class:`TestNames` of ``orderable`` and ``catalog``."""
+    return TestNames(orderable, catalog)
 
 
 # ------------------------------------------------------------------------------------- the action

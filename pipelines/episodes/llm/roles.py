@@ -27,7 +27,7 @@ from pipelines.episodes.actions import Action, ProtocolError
 from pipelines.episodes.doctors import Opening
 from pipelines.episodes.engine import Tally
 from pipelines.episodes.llm.client import Bridge, LLMClient, LLMFault, Message, Tags
-from pipelines.episodes.llm.normalise import TestNames, loads_lenient, normalise
+from pipelines.episodes.llm.normalise import loads_lenient, normalise, test_names
 from pipelines.episodes.patient import PatientReply
 from pipelines.episodes.views import ExamCatalog, PatientView, require_view
 from pipelines.episodes.voice import Voice
@@ -92,7 +92,7 @@ class LLMDoctor:
     def begin(self, opening: Opening) -> None:
         self._config = opening.config
         self._messages = [_system(doctor_system_prompt(opening))]
-        self._tests = TestNames(opening.catalog, self._catalog) if self._normalise else None
+        self._tests = test_names(opening.catalog, self._catalog) if self._normalise else None
 
     async def act(self, observation: str, tally: Tally) -> DoctorTurn:
         """The doctor's next output for ``observation``; raises LLMFault when the request fails."""
