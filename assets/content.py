@@ -112,8 +112,8 @@ def cases_account_for_every_candidate(clinverse: ClinverseResource) -> dg.AssetC
     accounted = pl.concat([kept.select("case_id"), excluded.select("case_id")])
     counts = evidence_counts(skeleton, warehouse.scan("information_units"), warehouse.scan("exam_results"))
     checked = kept.join(counts, on="case_id", how="left", suffix="_published").with_columns(
-        pl.col("n_hidden", "n_units_published", "n_exams_published", "n_complaints", "n_key_hidden",
-               "n_associated_exams").fill_null(0)
+        pl.col("n_hidden", "n_units_published", "n_exams_published", "n_complaints", "n_key_complaints",
+               "n_key_hidden", "n_associated_exams", "n_nonspecific_exams").fill_null(0)
     ).join(thresholds(settings.sufficiency), on="source", how="left")
     no_complaint = lacks_complaint()
     metadata = {

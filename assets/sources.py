@@ -90,5 +90,6 @@ rejects = gathered_table_asset(
     "staging",
     "Every source row a reader could not take (source, table, file, line, reason, raw line), gathered from "
     "the partition each staging asset wrote, the secondary diagnosis codes case_skeleton could not map, "
-    "the impossible vital signs and measurements the MIMIC-IV and ED vitals producers left out, and the MedQA history "
+    "the impossible vital signs and measurements the MIMIC-IV and ED vitals producers and the MIMIC-IV history "
+    "left out, and the MedQA history "
     "units quarantined for holding a measurement.")

@@ -1,5 +1,5 @@
 -- omr measurements: per case, the FIRST possible value per measurement (chartdate, then seq_num,
--- then value) of `omr_window` (sql/exams_mimic_omr_window.sql). omr keeps dates only, so
+-- then value) of `omr_checked` (sql/omr_checked.sql). omr keeps dates only, so
 -- offset_hours is unknown (NULL).
 SELECT
     case_id,
@@ -16,7 +16,7 @@ SELECT
     'mimic_omr:' || result_name AS source_ref,
     result_name AS raw_name,
     CAST(NULL AS VARCHAR) AS loinc
-FROM omr_window
+FROM omr_checked
 WHERE problem IS NULL
 QUALIFY row_number() OVER (PARTITION BY case_id, result_name ORDER BY chartdate, seq_num, result_value) = 1
 ORDER BY case_id, exam_name

@@ -143,7 +143,8 @@ def test_shared_tables_depend_on_every_writer():
     graph = defs.resolve_asset_graph()
     rejects = _keys(graph.get(dg.AssetKey("rejects")).parent_keys)
     assert rejects == {spec.table for spec in ALL} | {MEDQA_TABLE, "case_skeleton", "exam_candidates_mimic_vitals",
-                                                      "exam_candidates_mimic_ed_vitals", "unit_candidates_medqa"}
+                                                      "exam_candidates_mimic_ed_vitals", "unit_candidates_medqa",
+                                                      "unit_candidates_mimic_structured"}
     removals = _keys(graph.get(dg.AssetKey("leakage_removals")).parent_keys)
     assert removals == {"unit_candidates_mimic_ed", "unit_candidates_mimic_notes", "exam_candidates_mimic_notes",
                         "unit_candidates_medqa",

@@ -6,10 +6,12 @@ A candidate case is kept when a doctor has something to start from and something
 2. at least ``k`` hidden information units and ``m`` distinct examinations, per source
    (``Settings.sufficiency``, env ``CLINVERSE_SUFFICIENCY``; stage ``evidence_sufficiency``);
 3. for a record source whose results are flagged (MIMIC-IV: ``Source.flags_results``), evidence
-   associated with its diagnosis: a hidden ``key`` unit (the importance rule makes a unit key only
-   by its statistical association with the diagnosis or a listed clinical one) or an abnormal
-   recorded result of an exam that ``exam_associations.csv`` associates with the primary code
-   (stage ``diagnosis_evidence``). SICdb ships no reference ranges: no result of it is abnormal
+   associated with its diagnosis (stage ``diagnosis_evidence``): a hidden ``key`` unit (the
+   importance rule makes a unit key only by its statistical association with the diagnosis or a
+   listed clinical one), an abnormal recorded result of an exam that ``exam_associations.csv``
+   associates with the primary code as ``defining`` evidence, or one of a ``nonspecific`` exam
+   (a raised white count for an infection) beside a key opening complaint (diarrhoea for an
+   intestinal infection): a white count alone does not point to the gut. SICdb ships no reference ranges: no result of it is abnormal
    or normal, so the rule cannot judge its cases (they are structured-only, item 4);
 4. for a record source (MIMIC-IV, SICdb: ``Source.record``), an opening complaint: a disclosed
    ``chief_complaint`` unit, from the discharge note or ED triage (stage ``opening_complaint``).
@@ -35,7 +37,8 @@ from pipelines.sources.registry import FLAGGED_SOURCES, RECORD_SOURCES
 SUFFICIENCY = "evidence_sufficiency"
 DIAGNOSIS_EVIDENCE = "diagnosis_evidence"
 OPENING_COMPLAINT = "opening_complaint"
-COUNTS = ("n_units", "n_hidden", "n_exams", "n_complaints", "n_key_hidden", "n_associated_exams")
+COUNTS = ("n_units", "n_hidden", "n_exams", "n_complaints", "n_key_complaints", "n_key_hidden",
+          "n_associated_exams", "n_nonspecific_exams")
 
 
 @dataclass(frozen=True)
@@ -46,12 +49,15 @@ class Curated:
 
 def evidence_counts(skeleton: pl.DataFrame, units: pl.LazyFrame, exams: pl.LazyFrame) -> pl.DataFrame:
     """Per case: ``n_units`` (all), ``n_hidden`` (not disclosed), ``n_exams`` (distinct names),
-    ``n_complaints`` (disclosed chief complaints), ``n_key_hidden`` (hidden key units) and
-    ``n_associated_exams`` (distinct exams with an abnormal recorded result associated with the
-    skeleton's primary code)."""
+    ``n_complaints`` (disclosed chief complaints; ``n_key_complaints`` of them key), ``n_key_hidden``
+    (hidden key units), ``n_associated_exams`` and ``n_nonspecific_exams`` (distinct exams with an
+    abnormal recorded result associated with the skeleton's primary code as defining or only as
+    nonspecific evidence)."""
+    complaint = (pl.col("category") == "chief_complaint") & pl.col("disclosed")
     unit_counts = units.group_by("case_id").agg(
         pl.len().alias("n_units"), (~pl.col("disclosed")).sum().alias("n_hidden"),
-        ((pl.col("category") == "chief_complaint") & pl.col("disclosed")).sum().alias("n_complaints"),
+        complaint.sum().alias("n_complaints"),
+        (complaint & (pl.col("importance") == "key")).sum().alias("n_key_complaints"),
         ((pl.col("importance") == "key") & ~pl.col("disclosed")).sum().alias("n_key_hidden"),
     )
     exam_counts = exams.group_by("case_id").agg(pl.col("exam_name").n_unique().alias("n_exams"))
@@ -59,8 +65,10 @@ def evidence_counts(skeleton: pl.DataFrame, units: pl.LazyFrame, exams: pl.LazyF
     pairs = associated_exams(primaries["primary_icd10"].unique().sort().to_list())
     associated = (
         exams.filter(pl.col("abnormal").fill_null(False) & (pl.col("origin") == "recorded"))
-        .join(primaries.lazy(), on="case_id").join(pairs.lazy(), on=["primary_icd10", "exam_name"], how="semi")
-        .group_by("case_id").agg(pl.col("exam_name").n_unique().alias("n_associated_exams"))
+        .join(primaries.lazy(), on="case_id").join(pairs.lazy(), on=["primary_icd10", "exam_name"])
+        .group_by("case_id").agg(pl.col("exam_name").filter("specific").n_unique().alias("n_associated_exams"),
+                                 pl.col("exam_name").filter(~pl.col("specific")).n_unique()
+                                 .alias("n_nonspecific_exams"))
     )
     return (unit_counts.join(exam_counts, on="case_id", how="full", coalesce=True)
             .join(associated, on="case_id", how="full", coalesce=True).collect())
@@ -68,9 +76,10 @@ def evidence_counts(skeleton: pl.DataFrame, units: pl.LazyFrame, exams: pl.LazyF
 
 def lacks_diagnosis_evidence() -> pl.Expr:
     """Rule 3 fails, over :func:`evidence_counts` columns: a flagged-source case without a hidden key
-    unit or an associated abnormal exam."""
+    unit, a defining associated abnormal exam, or a nonspecific one beside a key complaint."""
+    nonspecific = (pl.col("n_nonspecific_exams") > 0) & (pl.col("n_key_complaints") > 0)
     return (pl.col("source").is_in(FLAGGED_SOURCES) & (pl.col("n_key_hidden") == 0)
-            & (pl.col("n_associated_exams") == 0))
+            & (pl.col("n_associated_exams") == 0) & ~nonspecific)
 
 
 def lacks_complaint() -> pl.Expr:
@@ -104,9 +113,10 @@ def curate(skeleton: pl.DataFrame, skeleton_exclusions: pl.DataFrame, presentati
             "{} hidden information unit(s) (at least {} required) and {} examination(s) (at least {} required)",
             "n_hidden", "min_hidden_units", "n_exams", "min_exams")),
         (unassociated, DIAGNOSIS_EVIDENCE, pl.format(
-            "nothing a doctor could obtain points to {}: no hidden key unit and none of its {} exam(s) with an "
-            f"abnormal result is associated with the diagnosis ({ASSOCIATIONS_FILE})",
-            pl.coalesce("primary_icd10", "diagnosis_name"), "n_exams")),
+            "nothing a doctor could obtain points to {}: no hidden key unit, none of its {} exam(s) with an "
+            f"abnormal result is defining evidence of the diagnosis ({ASSOCIATIONS_FILE}), and its {{}} nonspecific "
+            "one(s) have no key opening complaint beside them",
+            pl.coalesce("primary_icd10", "diagnosis_name"), "n_exams", "n_nonspecific_exams")),
         (no_complaint & ~pl.col("source").is_in(list(structured_only)), OPENING_COMPLAINT, pl.format(
             "no opening complaint (no chief complaint in a discharge note or ED triage) to start from; "
             "CLINVERSE_STRUCTURED_ONLY={} keeps such cases, marked structured_only", "source")),

@@ -106,21 +106,25 @@ def _note_exams(p: Producer, warehouse: Warehouse, settings: Settings) -> Produc
     return Produced(written, {"leakage_removals": removed, "nlp_cpu_s": round(cpu_s, 3)})
 
 
-def _structured_units(units_of: Callable[[Warehouse, pl.DataFrame, Settings], pl.DataFrame],
-                      cases_of: Callable[[Warehouse], pl.DataFrame], per_category: bool = False) -> Produce:
-    def produce(p: Producer, warehouse: Warehouse, settings: Settings) -> Produced:
-        units = units_of(warehouse, cases_of(warehouse), settings)
-        categories = units.group_by("category").len().sort("category").iter_rows() if per_category else ()
-        return Produced(write_partition(warehouse, p.table, p.partition, units),
-                        {"cases": _cases_per(units), **{f"units_{c}": n for c, n in categories}})
-
-    return produce
+def _written_units(p: Producer, warehouse: Warehouse, units: pl.DataFrame, per_category: bool = False) -> Produced:
+    categories = units.group_by("category").len().sort("category").iter_rows() if per_category else ()
+    return Produced(write_partition(warehouse, p.table, p.partition, units),
+                    {"cases": _cases_per(units), **{f"units_{c}": n for c, n in categories}})
 
 
-def _mimic_structured(warehouse: Warehouse, cases: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+def _sicdb_structured(p: Producer, warehouse: Warehouse, settings: Settings) -> Produced:
+    return _written_units(p, warehouse, sicdb_units.structured_units(warehouse, sicdb_cases(warehouse)))
+
+
+def _mimic_structured(p: Producer, warehouse: Warehouse, settings: Settings) -> Produced:
+    cases = mimic_cases(warehouse)
     # Where MIMIC-IV-ED is configured, its medication reconciliation is the home-medication list.
     reconciled = reconciled_medications(warehouse, cases) if ED in settings.configured_sources() else None
-    return mimic_units.structured_units(warehouse, cases, home_medications=reconciled)
+    measurements = mimic_units.prior_measurements(warehouse, cases)
+    write_partition(warehouse, "rejects", p.rejects, measurements.rejects)
+    units = mimic_units.structured_units(warehouse, cases, home_medications=reconciled, measurements=measurements)
+    produced = _written_units(p, warehouse, units, per_category=True)
+    return Produced(produced.written, {**produced.metadata, "rejected_measurements": measurements.rejects.height})
 
 
 def _ed_units(p: Producer, warehouse: Warehouse, settings: Settings) -> Produced:
@@ -179,11 +183,10 @@ PRODUCERS: tuple[Producer, ...] = (
              ("mimic_admissions", "mimic_diagnoses_icd", "mimic_d_icd_diagnoses", "mimic_prescriptions", "mimic_omr",
               "ed_edstays", "ed_medrecon"),
              "what the patient knew before the admission; home medications from the ED reconciliation if any.",
-             _structured_units(_mimic_structured, mimic_cases, per_category=True), coded=True,
-             superseded_by=NOTE_UNITS),
+             _mimic_structured, rejects="unit_candidates_mimic_structured", coded=True, superseded_by=NOTE_UNITS),
     Producer("unit_candidates", "sicdb_structured", ("sicdb",), ("sicdb_cases",),
              "demographics, weight, height, earlier ICU stays.",
-             _structured_units(lambda w, cases, _: sicdb_units.structured_units(w, cases), sicdb_cases), coded=True),
+             _sicdb_structured, coded=True),
     Producer("unit_candidates", "medqa", ("medqa",), (MEDQA_TABLE,),
              "age/sex, chief complaint and history clauses of the MedQA vignettes.", joint=MEDQA,
              kinds=("medspacy", "parquet"), removals="medqa"),

@@ -14,11 +14,16 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from typing import TYPE_CHECKING
 
+import duckdb
 import polars as pl
 
 from pipelines.datafiles import csv_records
 from pipelines.exams.vocabulary import exams, resolve
+
+if TYPE_CHECKING:
+    from pipelines.warehouse import Warehouse
 
 CHART_FILE = "chart_vitals.csv"
 RANGES_FILE = "plausible_ranges.csv"
@@ -95,3 +100,12 @@ def omr_measurements(result_names: list[str]) -> pl.DataFrame:
     return pl.DataFrame(rows, orient="row", schema={
         "result_name": pl.Utf8, "unit": pl.Utf8, "low": pl.Float64, "high": pl.Float64, "pressure": pl.Boolean,
         "sys_low": pl.Float64, "sys_high": pl.Float64, "dia_low": pl.Float64, "dia_high": pl.Float64})
+
+
+def check_omr(con: duckdb.DuckDBPyConnection, warehouse: Warehouse, dated: str) -> None:
+    """Create the temp table ``omr_checked`` (sql/omr_checked.sql: each measurement with its unit and
+    ``problem``) over the omr rows that sql/<dated>.sql selects for the ``cases`` registered on ``con``."""
+    names = warehouse.scan("mimic_omr").select(pl.col("result_name").str.strip_chars().unique()).collect()
+    con.register("omr_names", omr_measurements(names["result_name"].drop_nulls().to_list()))
+    con.execute("CREATE TEMP TABLE omr_dated AS " + warehouse.sql(dated, omr="mimic_omr"))
+    con.execute("CREATE TEMP TABLE omr_checked AS " + warehouse.sql("omr_checked"))

@@ -31,7 +31,7 @@ import schemas
 from pipelines.content.partitions import Written, write_empty, write_query
 from pipelines.datafiles import csv_records
 from pipelines.exams.catalog import is_exam
-from pipelines.exams.measurements import chart_vitals, omr_measurements
+from pipelines.exams.measurements import chart_vitals, check_omr
 from pipelines.exams.procedures import lab_name, micro_specimens
 from pipelines.exams.window import ExamWindow
 from pipelines.warehouse import Warehouse
@@ -108,9 +108,6 @@ def write_vitals(warehouse: Warehouse, cases: pl.DataFrame, window: ExamWindow =
         warehouse.write("rejects", schemas.empty("rejects"), partition=REJECTS_PARTITION)
         return write_empty(warehouse, "exam_candidates", "mimic_vitals", "neither chartevents nor omr is staged")
     registered = {"vital_items": chart_vitals()} if chart else {}
-    if omr:
-        names = warehouse.scan("mimic_omr").select(pl.col("result_name").str.strip_chars().unique()).collect()
-        registered["omr_names"] = omr_measurements(names["result_name"].drop_nulls().to_list())
     with _connect(warehouse, cases, window, registered) as con:
         queries, rejects = [], []
         if chart:
@@ -119,9 +116,9 @@ def write_vitals(warehouse: Warehouse, cases: pl.DataFrame, window: ExamWindow =
             queries.append(warehouse.sql("exams_mimic_chart_vitals"))
             rejects.append(warehouse.sql("exams_mimic_chart_rejects"))
         if omr:
-            con.execute("CREATE TEMP TABLE omr_window AS " + warehouse.sql("exams_mimic_omr_window", omr="mimic_omr"))
+            check_omr(con, warehouse, "exams_mimic_omr_dated")
             queries.append(warehouse.sql("exams_mimic_omr"))
-            rejects.append(warehouse.sql("exams_mimic_omr_rejects"))
+            rejects.append(warehouse.sql("omr_rejects"))
         warehouse.write_query("rejects", con, _union(rejects), partition=REJECTS_PARTITION)
         return write_query(warehouse, "exam_candidates", con, _union(queries), "mimic_vitals")
 

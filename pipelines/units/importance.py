@@ -14,7 +14,9 @@ one patient count once: ``n`` observations, ``n_c`` with the concept, ``n_b`` in
    not a knowledge association (step 4: smoking, alcohol and drug use can be);
 2. ``key`` if ``(c, b)`` is associated: tested, ``lift >= key_lift`` and adjusted ``p <= alpha``;
 3. ``background`` if ``c`` is common (``n_c >= min_support``) and not positively associated with
-   ``b`` (``lift <= 1``, or it never occurs in ``b``): a fact most patients share;
+   ``b`` (``lift <= 1``, or it never occurs in ``b``): a fact most patients share. Only for a block
+   with at least ``min_support`` train observations: a block the train split has barely seen (a
+   test case's rare diagnosis) cannot show that belly pain is unrelated to appendicitis;
 4. where the statistics could not decide (neither key nor background: positively but not
    significantly associated, or too rare to test, which on a small cohort is nearly every unit),
    the knowledge-based fallback: ``key`` if ``key_associations.csv`` associates the unit (a coded
@@ -116,16 +118,19 @@ def label(units: pl.DataFrame, cases: pl.DataFrame, rule: ImportanceRule = Impor
     units = with_concept_key(units)
     stats = learn(units, cases, rule)
     frequency = stats.group_by("concept_key").agg(pl.col("n_c").first())
+    observed = stats.group_by("block").agg(pl.col("n_b").first())
     known = knowledge.matches(units, cases)
     units = (
         units.join(cases.select("case_id", "block"), on="case_id", how="left")
+        .join(observed, on="block", how="left", nulls_equal=True)
         .join(stats.select("concept_key", "block", "lift", "p", "p_adjusted"), on=["concept_key", "block"],
               how="left", nulls_equal=True)
         .join(frequency, on="concept_key", how="left")
         .join(known, on="unit_id", how="left")
     )
     associated = (pl.col("lift") >= rule.key_lift) & (pl.col("p_adjusted") <= rule.alpha)  # null when untested
-    common_unrelated = (pl.col("n_c").fill_null(0) >= rule.min_support) & (pl.col("lift").fill_null(0.0) <= 1.0)
+    common_unrelated = ((pl.col("n_c").fill_null(0) >= rule.min_support) & (pl.col("lift").fill_null(0.0) <= 1.0)
+                        & (pl.col("n_b").fill_null(0) >= rule.min_support))
     by_knowledge = pl.col("association").is_not_null()
     # Social facts are never key by statistics (marital status, language), only by a known association.
     social = pl.col("category") == "social"
@@ -142,7 +147,7 @@ def label(units: pl.DataFrame, cases: pl.DataFrame, rule: ImportanceRule = Impor
                                .alias("_decided")).unnest("_decided")
     notes = _notes(units)
     associations = stats.with_columns(associated.alias("key")).sort("concept_key", "block")
-    return Labelled(units.drop("concept_key", "block", "lift", "p", "p_adjusted", "n_c", "association", "why"),
+    return Labelled(units.drop("concept_key", "block", "n_b", "lift", "p", "p_adjusted", "n_c", "association", "why"),
                     notes, associations)
 
 

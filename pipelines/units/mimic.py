@@ -24,8 +24,10 @@ from earlier care, and it does not come from this admission's workup:
   of the most recent earlier admission that a patient takes at home (sql/units_mimic_prior_medications.sql,
   pipelines.units.medications: no IV, PO/NG or NG orders, heparin prophylaxis, sliding-scale
   insulin, flushes or as-needed ward items).
-* outpatient measurements (``measurement``): the last blood pressure, weight, BMI and height in
-  ``omr`` before the admission day, as told at a clinic visit.
+* outpatient measurements (``measurement``): the last possible blood pressure, weight, BMI and
+  height in ``omr`` before the admission day, as told at a clinic visit; an impossible value (a BMI
+  of 4,649, outside pipelines/exams/plausible_ranges.csv) goes to ``rejects``
+  (:func:`prior_measurements`), never into a unit.
 * social facts recorded at registration (``social``): marital status and preferred language.
 * hospitalisation history (``pmh``): how many times the patient was admitted before.
 
@@ -40,9 +42,13 @@ prescriptions of this stay) is an examination result or not shown at all.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import duckdb
 import polars as pl
 
+import schemas
+from pipelines.exams.measurements import check_omr
 from pipelines.units.candidates import finish
 from pipelines.units.coded import demographic_units, diagnosis_units, unit_rows
 from pipelines.units.medications import medication_units, prior_discharge_units
@@ -120,11 +126,29 @@ def prior_admission_units(counts: pl.DataFrame) -> pl.DataFrame:
                  pl.lit("mimic_admissions:prior"), pl.lit("history:prior_admissions"))
 
 
-def structured_units(warehouse: Warehouse, cases: pl.DataFrame, home_medications: pl.DataFrame | None = None
-                     ) -> pl.DataFrame:
+@dataclass(frozen=True)
+class PriorMeasurements:
+    latest: pl.DataFrame  # case_id, result_name, result_value: the last possible reading of each
+    rejects: pl.DataFrame  # rejects rows: the impossible readings, with why
+
+
+def prior_measurements(warehouse: Warehouse, cases: pl.DataFrame) -> PriorMeasurements:
+    """The omr readings before each case's admission day (``cases``: case_id, subject_id, admittime)."""
+    if not warehouse.exists("mimic_omr"):
+        return PriorMeasurements(pl.DataFrame(), schemas.empty("rejects"))
+    with duckdb.connect() as con:
+        con.register("cases", cases.select("case_id", "subject_id", "admittime"))
+        check_omr(con, warehouse, "units_mimic_omr_dated")
+        return PriorMeasurements(con.sql(warehouse.sql("units_mimic_outpatient_measurements")).pl(),
+                                 schemas.conform("rejects", con.sql(warehouse.sql("omr_rejects")).pl()))
+
+
+def structured_units(warehouse: Warehouse, cases: pl.DataFrame, home_medications: pl.DataFrame | None = None,
+                     measurements: PriorMeasurements | None = None) -> pl.DataFrame:
     """unit_candidates partition ``mimic_structured`` for ``cases`` (pipelines.content.case_keys.mimic_cases).
     ``home_medications``: a reconciled list (pipelines.units.medications.HOME_MEDICATION_COLUMNS) that
-    replaces the prior discharge's prescriptions of the cases it has."""
+    replaces the prior discharge's prescriptions of the cases it has. ``measurements``: the cases'
+    :func:`prior_measurements`, when the caller also writes their rejects."""
     tables = {t: f"mimic_{t}" for t in ("admissions", "diagnoses_icd", "d_icd_diagnoses")}
     with duckdb.connect() as con:
         con.register("cases", cases.select("case_id", "subject_id", "hadm_id", "admittime"))
@@ -134,8 +158,7 @@ def structured_units(warehouse: Warehouse, cases: pl.DataFrame, home_medications
         meds = (con.sql(warehouse.sql("units_mimic_prior_medications", prescriptions="mimic_prescriptions",
                                       **tables)).pl()
                 if warehouse.exists("mimic_prescriptions") else pl.DataFrame())
-        omr = (con.sql(warehouse.sql("units_mimic_outpatient_measurements", omr="mimic_omr")).pl()
-               if warehouse.exists("mimic_omr") else pl.DataFrame())
+    measurements = measurements or prior_measurements(warehouse, cases)
     # Most recent earlier admission first, so its code represents the category.
     prior = prior.sort("case_id", "coded_at", "icd_code", descending=[False, True, False])
     history = pl.concat([diagnosis_units(prior, cases, current=False, ref="mimic_diagnoses_icd:prior"),
@@ -148,5 +171,5 @@ def structured_units(warehouse: Warehouse, cases: pl.DataFrame, home_medications
         meds = meds.join(home_medications.select("case_id").unique(), on="case_id", how="anti")
     reconciled = medication_units(home_medications) if home_medications is not None else pl.DataFrame()
     parts = [demographic_units(cases), history, prior_admission_units(admissions), reconciled,
-             prior_discharge_units(meds), measurement_units(omr), social_units(cases)]
+             prior_discharge_units(meds), measurement_units(measurements.latest), social_units(cases)]
     return finish(pl.concat([p for p in parts if p.height], how="diagonal_relaxed"))

@@ -300,8 +300,11 @@ def _take_the_diagnosis_evidence_of_a_kept_case(home: Path) -> None:
 
 
 def _reword_the_complaint_of_a_kept_case_and_mark_it(home: Path) -> None:
-    """Its chief complaint becomes HPI and the case is marked structured-only, which mimic_iv does not allow by default."""
-    kept = _a_kept_mimic_case(home)["case_id"]
+    """Its chief complaint becomes HPI and the case is marked structured-only, which mimic_iv does not allow by
+    default. The case has a hidden key unit: its diagnosis evidence does not rest on the complaint."""
+    keyed = _read(home, "information_units").filter((pl.col("importance") == "key") & ~pl.col("disclosed"))
+    kept = _read(home, "cases").filter(pl.col("source") == "mimic_iv").join(keyed, on="case_id", how="semi")[
+        "case_id"][0]
     _set_units_of(home, kept, pl.col("category") == "chief_complaint", category="hpi")
     _put(home, "cases", _set(_read(home, "cases"), pl.col("case_id") == kept, structured_only=True))
 

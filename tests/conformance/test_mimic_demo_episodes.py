@@ -31,7 +31,7 @@ def played(real_demo_warehouse, tmp_path_factory) -> Warehouse:
 def test_every_test_case_gets_an_episode_from_each_offline_doctor(played):
     store = CaseStore.from_warehouse(played)
     test_cases = sorted(store.case_ids("test"))
-    assert len(test_cases) >= 20
+    assert len(test_cases) >= 15  # 17 of the demo's 91 structured-only cases when written
     for doctor in DOCTORS:
         run_id = RunSpec(doctor=doctor).id
         episodes = played.read_partition("episodes", run_id)
@@ -42,6 +42,7 @@ def test_every_test_case_gets_an_episode_from_each_offline_doctor(played):
 
 
 AGAIN = 8  # cases replayed for the same-seed check
+ACCURACY_SEEDS = (1, 2, 3, 4, 5)
 
 
 def test_the_same_seed_gives_the_same_trace(played):
@@ -86,12 +87,15 @@ def test_clinlab_is_ahead_of_the_population_median_on_the_robust_overall_metrics
 
 def test_with_the_ed_module_diagnosis_accuracy_orders_the_offline_doctors(real_ed_demo_warehouse, tmp_path):
     """The triage complaint gives a doctor something to start from, and the diagnostic criteria
-    name diagnoses the 44 train cases do not hold (most of the 18 test diagnoses); block accuracy
-    was full_info 5/18, retrieval 2/18, random 1/18 when this was written. Deterministic, so a
-    change that reverses the order shows here."""
+    name diagnoses the 41 train cases do not hold (most of the 15 test diagnoses). On 15 cases one
+    lucky guess of the random doctor is 1/15, so each doctor's block accuracy is its mean over
+    ACCURACY_SEEDS: full_info 0.333, retrieval 0.080, random 0.013 when this was written (at the
+    default seed alone random guessed the one sepsis case and tied retrieval at 1/15).
+    Deterministic, so a change that reverses the order shows here."""
     home = shutil.copytree(real_ed_demo_warehouse.home, tmp_path / "home", symlinks=True)
     warehouse, accuracy = Warehouse(home), {}
     store = CaseStore.from_warehouse(warehouse)
     for doctor in DOCTORS:
-        accuracy[doctor] = run_and_export(warehouse, store, RunSpec(doctor=doctor))[1]["block_accuracy"]
+        accuracy[doctor] = sum(run_and_export(warehouse, store, RunSpec(doctor=doctor, seed=seed))[1]["block_accuracy"]
+                               for seed in ACCURACY_SEEDS) / len(ACCURACY_SEEDS)
     assert accuracy["full_info"] > accuracy["retrieval"] > accuracy["random"], accuracy

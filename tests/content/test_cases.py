@@ -87,6 +87,23 @@ def test_a_record_case_needs_evidence_associated_with_its_diagnosis():
     assert curated.excluded.filter(pl.col("case_id") == ids[2])["stage"].item() == DIAGNOSIS_EVIDENCE
 
 
+@pytest.mark.parametrize("complaint, kept", [("key", True), ("supporting", False)])
+def test_a_nonspecific_abnormal_exam_is_evidence_only_beside_a_key_complaint(complaint, kept):
+    skeleton = _skeleton([1])
+    case = skeleton["case_id"][0]
+    units, exams = _complete(case, key=False)
+    units = [(c, d, cat, complaint if cat == "chief_complaint" else imp) for c, d, cat, imp in units]
+    exams += [(case, "White blood cell count", True, "recorded")]  # raised in any infection, not only the lung's
+    curated = curate(skeleton, pl.DataFrame(schema=schemas.empty("excluded_cases").schema),
+                     pl.DataFrame({"case_id": [case], "presentation": ["A 60-year-old woman with a cough."]}),
+                     evidence_counts(skeleton, _units(units).lazy(), _exams(exams).lazy()), RULES)
+    assert curated.cases.height == int(kept)
+    if not kept:
+        row = curated.excluded.row(0, named=True)
+        assert row["stage"] == DIAGNOSIS_EVIDENCE
+        assert "its 1 nonspecific one(s) have no key opening complaint" in row["reason"]
+
+
 @pytest.mark.parametrize("structured_only, kept", [((), False), (("mimic_iv",), True)])
 def test_a_record_case_without_a_complaint_is_excluded_unless_structured_only_cases_are_kept(structured_only, kept):
     skeleton = _skeleton([1])
@@ -120,6 +137,14 @@ def test_exam_associations_name_catalog_exams_and_match_code_ranges(tmp_path):
     pairs = associated_exams(["I21.4", "K85.9"])
     assert {"Troponin I", "Lipase"} <= set(pairs["exam_name"])
     assert pairs.filter(pl.col("exam_name") == "Troponin I")["primary_icd10"].to_list() == ["I21.4"]
-    (tmp_path / "exam_associations.csv").write_text("exams,diagnoses,why\nTroponine,I21,misspelt\n")
+    pairs = associated_exams(["J18.9", "J96.01"])
+    specific = {(code, exam): s for code, exam, s in pairs.iter_rows()}
+    assert specific["J18.9", "Chest X-ray"] and not specific["J18.9", "White blood cell count"]
+    spo2 = "Oxygen saturation (pulse oximetry)"
+    assert not specific["J18.9", spo2] and specific["J96.01", spo2]  # hypoxaemia defines respiratory failure
+    (tmp_path / "exam_associations.csv").write_text("exams,diagnoses,evidence,why\nTroponine,I21,defining,misspelt\n")
     with pytest.raises(DataFileError, match="Troponine"):
+        exam_associations(tmp_path)
+    (tmp_path / "exam_associations.csv").write_text("exams,diagnoses,evidence,why\nTroponin I,I21,strong,typo\n")
+    with pytest.raises(DataFileError, match="evidence"):
         exam_associations(tmp_path)

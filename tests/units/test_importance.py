@@ -57,6 +57,20 @@ def test_associated_concepts_are_key_common_ones_background_and_nothing_is_promo
     assert out.associations.filter(pl.col("key"))["concept_key"].to_list() == ["drug:ranitidine"]
 
 
+def test_a_block_the_train_split_has_barely_seen_cannot_make_a_common_unit_background():
+    rows, cases = [], []
+    for i in range(12):  # belly pain is common on train, where nobody has appendicitis
+        block, code = ("K80-K87", "K80.20") if i < 10 else ("K35-K38", "K35.80")
+        split = "test" if i == 11 else "train"  # one appendicitis case on train: too few to judge K35-K38
+        cases.append((_case(i), split, f"p{i}", block, code))
+        rows.append((_case(i), "chief_complaint", "Belly pain", True, None))
+    out = label(_units(rows), _cases(cases), ImportanceRule(min_support=3))
+    importance = dict(out.units.select("case_id", pl.concat_str("importance", pl.lit("|"), "importance_basis"))
+                      .iter_rows())
+    assert importance[_case(11)] == "key|knowledge"  # abdominal pain ~ digestive disease, from the fallback
+    assert importance[_case(0)] == "background|statistics"  # ten gallstone patients: lift 1.0 is measured
+
+
 def _one_case(code: str, units: list[tuple]) -> tuple[pl.DataFrame, pl.DataFrame]:
     rows = [(_case(1), cat, text, False, concept, *rest) for cat, text, concept, *rest in units]
     return _units(rows), _cases([(_case(1), "train", "p1", "X", code)])

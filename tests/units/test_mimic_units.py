@@ -61,3 +61,21 @@ def test_history_is_what_the_patient_knew_on_arrival_in_their_words(tmp_path, st
         # home medication: the earlier discharge's scheduled outpatient orders only
         "I take warfarin 5 mg": "mimic_prescriptions:prior_discharge:Warfarin",
     }
+
+
+def test_an_impossible_outpatient_measurement_is_a_reject_and_the_last_possible_one_is_told(tmp_path, staging_frame):
+    wh = _warehouse(tmp_path, staging_frame)
+    readings = [(datetime(2150, 2, 1), 1, "BMI (kg/m2)", "4649.4"), (datetime(2149, 12, 1), 1, "BMI (kg/m2)", "27.1"),
+                (datetime(2150, 2, 1), 1, "Height (Inches)", "5"), (datetime(2150, 2, 1), 1, "Weight (Lbs)", "180"),
+                (datetime(2150, 3, 1), 1, "Weight (Lbs)", "999")]  # the admission day: not before it
+    wh.write("mimic_omr", staging_frame("mimic_omr", pl.DataFrame(
+        readings, schema=["chartdate", "seq_num", "result_name", "result_value"], orient="row",
+    ).with_columns(pl.lit(1).alias("subject_id"), pl.col("chartdate").dt.date())))
+    measurements = mimic.prior_measurements(wh, CASES)
+    units = mimic.structured_units(wh, CASES, measurements=measurements)
+    told = units.filter(pl.col("category") == "measurement")["text"].sort().to_list()
+    assert told == ["Last outpatient BMI: 27.1 kg/m2", "Last outpatient weight: 180 lbs"]
+    rejects = dict(measurements.rejects.select("raw", "reason").iter_rows())
+    assert rejects == {"4649.4": "implausible BMI (kg/m2): 4649.4 kg/m2 (possible 10-100)",
+                       "5": "implausible Height (Inches): 5 Inches (possible 47-95)"}
+    assert set(measurements.rejects["file"]) == {"hosp/omr.csv.gz"}

@@ -1,24 +1,9 @@
--- Outpatient-record measurements (omr: blood pressure, weight, BMI, height) of each case's patient
--- dated within its exam window. omr keeps dates only, so a measurement counts when its whole day
--- lies in the window: from the window's first day to the last day that ends by the window's end.
--- `problem` says why a value is impossible (`omr_names`: per result_name its unit and plausible
--- range, or the systolic and diastolic ranges of a blood pressure written SBP/DBP; from
--- pipelines/exams/measurements.py). `cases` (the windows) and `omr_names` are registered by the caller.
-WITH dated AS (
-    SELECT
-        c.case_id,
-        o.subject_id,
-        o.chartdate,
-        o.seq_num,
-        trim(o.result_name) AS result_name,
-        trim(o.result_value) AS result_value
-    FROM read_parquet('{omr}') o
-    JOIN cases c ON c.subject_id = o.subject_id
-    WHERE o.chartdate >= CAST(c.window_start AS DATE)
-      AND o.chartdate + INTERVAL 1 DAY <= c.window_end
-      AND nullif(trim(o.result_value), '') IS NOT NULL
-),
-measured AS (
+-- The omr measurements of `omr_dated` (case_id, subject_id, chartdate, seq_num, result_name,
+-- result_value: sql/exams_mimic_omr_dated.sql for exams, sql/units_mimic_omr_dated.sql for the
+-- history) with their unit and `problem`: why a value is impossible, NULL when it is possible.
+-- `omr_names` (per result_name its unit and plausible range, or the systolic and diastolic ranges
+-- of a blood pressure written SBP/DBP; pipelines/exams/measurements.py) is registered by the caller.
+WITH measured AS (
     SELECT
         d.*,
         m.unit,
@@ -27,7 +12,7 @@ measured AS (
         TRY_CAST(nullif(regexp_extract(d.result_value, '^(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)$', 1), '') AS DOUBLE) AS sbp,
         TRY_CAST(nullif(regexp_extract(d.result_value, '^(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)$', 2), '') AS DOUBLE) AS dbp,
         m.low, m.high, m.sys_low, m.sys_high, m.dia_low, m.dia_high
-    FROM dated d
+    FROM omr_dated d
     JOIN omr_names m USING (result_name)
 )
 SELECT

@@ -1,5 +1,5 @@
--- The impossible values of `omr_window` (sql/exams_mimic_omr_window.sql) as rejects rows; a
--- measurement in the windows of two cases is rejected once.
+-- The impossible values of `omr_checked` (sql/omr_checked.sql) as rejects rows; a measurement
+-- considered for two cases is rejected once.
 SELECT DISTINCT
     'mimic_iv' AS source,
     'mimic_omr' AS "table",
@@ -8,6 +8,6 @@ SELECT DISTINCT
     printf('subject_id=%d,chartdate=%s,seq_num=%d,result_name=%s', subject_id, CAST(chartdate AS VARCHAR), seq_num, result_name) AS row_key,
     problem AS reason,
     result_value AS raw
-FROM omr_window
+FROM omr_checked
 WHERE problem IS NOT NULL
 ORDER BY row_key
