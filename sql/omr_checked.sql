@@ -1,6 +1,6 @@
 -- The omr measurements of `omr_dated` (case_id, subject_id, chartdate, seq_num, result_name,
--- result_value: sql/exams_mimic_omr_dated.sql for exams, sql/units_mimic_omr_dated.sql for the
--- history) with their unit and `problem`: why a value is impossible, NULL when it is possible.
+-- result_value: sql/omr_dated.sql) with their unit and `problem`: why a value is impossible, NULL
+-- when it is possible.
 -- `omr_names` (per result_name its unit and plausible range, or the systolic and diastolic ranges
 -- of a blood pressure written SBP/DBP; pipelines/exams/measurements.py) is registered by the caller.
 WITH measured AS (

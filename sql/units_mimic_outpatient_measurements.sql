@@ -1,7 +1,8 @@
 -- The most recent possible outpatient measurement of each kind (blood pressure, weight, BMI,
--- height) of `omr_checked` (sql/omr_checked.sql over sql/units_mimic_omr_dated.sql): what the
--- patient was told at their last clinic visit. An impossible value (a BMI of 4,649) is a reject
--- (sql/omr_rejects.sql), and the reading before it is the last one the patient could report.
+-- height) of `omr_checked` (sql/omr_checked.sql over sql/omr_dated.sql, before the admission
+-- day): what the patient was told at their last clinic visit. An impossible value (a BMI of
+-- 4,649) is a reject (sql/omr_rejects.sql), and the reading before it is the last one the
+-- patient could report.
 SELECT case_id, result_name, result_value
 FROM omr_checked
 WHERE problem IS NULL

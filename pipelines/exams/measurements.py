@@ -102,10 +102,10 @@ def omr_measurements(result_names: list[str]) -> pl.DataFrame:
         "sys_low": pl.Float64, "sys_high": pl.Float64, "dia_low": pl.Float64, "dia_high": pl.Float64})
 
 
-def check_omr(con: duckdb.DuckDBPyConnection, warehouse: Warehouse, dated: str) -> None:
+def check_omr(con: duckdb.DuckDBPyConnection, warehouse: Warehouse) -> None:
     """Create the temp table ``omr_checked`` (sql/omr_checked.sql: each measurement with its unit and
-    ``problem``) over the omr rows that sql/<dated>.sql selects for the ``cases`` registered on ``con``."""
+    ``problem``) over the omr rows in the windows of the ``cases`` registered on ``con`` (sql/omr_dated.sql)."""
     names = warehouse.scan("mimic_omr").select(pl.col("result_name").str.strip_chars().unique()).collect()
     con.register("omr_names", omr_measurements(names["result_name"].drop_nulls().to_list()))
-    con.execute("CREATE TEMP TABLE omr_dated AS " + warehouse.sql(dated, omr="mimic_omr"))
+    con.execute("CREATE TEMP TABLE omr_dated AS " + warehouse.sql("omr_dated", omr="mimic_omr"))
     con.execute("CREATE TEMP TABLE omr_checked AS " + warehouse.sql("omr_checked"))

@@ -116,7 +116,7 @@ def write_vitals(warehouse: Warehouse, cases: pl.DataFrame, window: ExamWindow =
             queries.append(warehouse.sql("exams_mimic_chart_vitals"))
             rejects.append(warehouse.sql("exams_mimic_chart_rejects"))
         if omr:
-            check_omr(con, warehouse, "exams_mimic_omr_dated")
+            check_omr(con, warehouse)
             queries.append(warehouse.sql("exams_mimic_omr"))
             rejects.append(warehouse.sql("omr_rejects"))
         warehouse.write_query("rejects", con, _union(rejects), partition=REJECTS_PARTITION)

@@ -43,6 +43,7 @@ prescriptions of this stay) is an examination result or not shown at all.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 import duckdb
 import polars as pl
@@ -137,8 +138,10 @@ def prior_measurements(warehouse: Warehouse, cases: pl.DataFrame) -> PriorMeasur
     if not warehouse.exists("mimic_omr"):
         return PriorMeasurements(pl.DataFrame(), schemas.empty("rejects"))
     with duckdb.connect() as con:
-        con.register("cases", cases.select("case_id", "subject_id", "admittime"))
-        check_omr(con, warehouse, "units_mimic_omr_dated")
+        # Everything before the admission day: a window from the first day to that day's midnight.
+        con.register("cases", cases.select("case_id", "subject_id", pl.lit(datetime.min).alias("window_start"),
+                                           pl.col("admittime").dt.truncate("1d").alias("window_end")))
+        check_omr(con, warehouse)
         return PriorMeasurements(con.sql(warehouse.sql("units_mimic_outpatient_measurements")).pl(),
                                  schemas.conform("rejects", con.sql(warehouse.sql("omr_rejects")).pl()))
 

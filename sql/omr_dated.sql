@@ -1,7 +1,8 @@
 -- Outpatient-record measurements (omr: blood pressure, weight, BMI, height) of each case's patient
--- dated within its exam window, as `omr_dated` for sql/omr_checked.sql. omr keeps dates only, so a
--- measurement counts when its whole day lies in the window: from the window's first day to the last
--- day that ends by the window's end. `cases` (the windows) is registered by the caller.
+-- dated within a window (`cases`: case_id, subject_id, window_start, window_end, registered by the
+-- caller), as `omr_dated` for sql/omr_checked.sql. omr keeps dates only, so a measurement counts
+-- when its whole day lies in the window: from the window's first day to the last day that ends by
+-- the window's end. Exams: the case's exam window; history: everything before the admission day.
 SELECT
     c.case_id,
     o.subject_id,
