@@ -59,6 +59,7 @@ class BuildReport:
     step_groups: dict[str, str] = field(default_factory=dict)  # step key -> its group
     succeeded: list[str] = field(default_factory=list)  # assets materialised, in order
     checks: dict[str, bool] = field(default_factory=dict)  # "asset:check" -> passed
+    check_findings: dict[str, str] = field(default_factory=dict)  # failed "asset:check" -> what it found
     failures: list[str] = field(default_factory=list)  # "<step> failed: <root cause>"
     current: str = ""  # the step running now
     seconds: float = 0.0
@@ -94,7 +95,10 @@ class BuildReport:
                                        if isinstance(value.value, (int, float)) and not isinstance(value.value, bool)}
         elif event.event_type == DagsterEventType.ASSET_CHECK_EVALUATION:
             evaluation = event.event_specific_data
-            self.checks[f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}"] = evaluation.passed
+            name = f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}"
+            self.checks[name] = evaluation.passed
+            if not evaluation.passed:
+                self.check_findings[name] = _findings(evaluation.metadata)
         elif event.event_type == DagsterEventType.STEP_FAILURE:
             error = event.step_failure_data.error
             # The user's error is the cause; Dagster's wrapper only says which op raised it.
@@ -105,8 +109,22 @@ class BuildReport:
         lines = list(self.failures)
         failed_checks = [name for name, ok in self.checks.items() if not ok]
         if failed_checks:
-            lines.append("blocking checks failed: " + ", ".join(failed_checks))
+            lines.append("blocking checks failed: " + ", ".join(
+                f"{name} ({self.check_findings[name]})" if self.check_findings.get(name) else name
+                for name in failed_checks))
         return "; ".join(lines) or "run failed"
+
+
+FINDING_EXAMPLES = 3  # example lines of a failed check quoted in the build's error
+
+
+def _findings(metadata: Mapping[str, Any]) -> str:
+    """A failed check's metadata in a line: its non-zero counts, then its first examples."""
+    counts = [f"{name}={entry.value}" for name, entry in metadata.items()
+              if isinstance(entry.value, (int, float)) and not isinstance(entry.value, bool) and entry.value]
+    examples = [line for name, entry in metadata.items() if name == "examples" and isinstance(entry.value, str)
+                for line in entry.value.splitlines() if line.strip() and line != "none"][:FINDING_EXAMPLES]
+    return "; ".join([", ".join(counts), *examples]).strip("; ")
 
 
 def _plain(error) -> str:

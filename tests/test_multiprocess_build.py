@@ -76,7 +76,8 @@ def measured() -> dg.MaterializeResult:
 
 @dg.asset_check(asset=measured, blocking=True)
 def measured_is_empty() -> dg.AssetCheckResult:
-    return dg.AssetCheckResult(passed=False, description="3 rows")
+    return dg.AssetCheckResult(passed=False, description="3 rows", metadata={
+        "rows": 3, "empty_rows": 0, "examples": dg.MetadataValue.text("row 1\nrow 2\nrow 3\nrow 4")})
 
 
 @dg.asset(deps=[measured], group_name="second")
@@ -100,6 +101,7 @@ def test_a_failed_blocking_check_in_a_step_process_fails_the_build_as_in_process
         outcomes[processes is None] = (str(failure.value), seen)
     assert outcomes[False] == outcomes[True]  # the same message and the same progress events, in order
     message, seen = outcomes[False]
-    assert message.endswith("; blocking checks failed: measured:measured_is_empty")
+    # what the check found: its non-zero counts and first examples, so the user need not open the log
+    assert message.endswith("; blocking checks failed: measured:measured_is_empty (rows=3; row 1; row 2; row 3)")
     assert seen == ["STEP_START", "ASSET_MATERIALIZATION", "STEP_START", "ASSET_CHECK_EVALUATION", "STEP_FAILURE"]
     assert list(tmp_path.iterdir()) == []  # each run's instance was a temporary of the home, removed
