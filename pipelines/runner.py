@@ -91,8 +91,7 @@ class BuildReport:
             self.succeeded.append(key)
             self.asset_step[key] = event.step_key or ""
             metadata = event.step_materialization_data.materialization.metadata
-            self.asset_metrics[key] = {name: value.value for name, value in metadata.items()
-                                       if isinstance(value.value, (int, float)) and not isinstance(value.value, bool)}
+            self.asset_metrics[key] = {name: value.value for name, value in metadata.items() if _numeric(value.value)}
         elif event.event_type == DagsterEventType.ASSET_CHECK_EVALUATION:
             evaluation = event.event_specific_data
             name = f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}"
@@ -118,12 +117,15 @@ class BuildReport:
 FINDING_EXAMPLES = 3  # example lines of a failed check quoted in the build's error
 
 
+def _numeric(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _findings(metadata: Mapping[str, Any]) -> str:
     """A failed check's metadata in a line: its non-zero counts, then its first examples."""
-    counts = [f"{name}={entry.value}" for name, entry in metadata.items()
-              if isinstance(entry.value, (int, float)) and not isinstance(entry.value, bool) and entry.value]
-    examples = [line for name, entry in metadata.items() if name == "examples" and isinstance(entry.value, str)
-                for line in entry.value.splitlines() if line.strip() and line != "none"][:FINDING_EXAMPLES]
+    counts = [f"{name}={entry.value}" for name, entry in metadata.items() if _numeric(entry.value) and entry.value]
+    text = metadata["examples"].value if "examples" in metadata else ""
+    examples = [line for line in text.splitlines() if line.strip() and line != "none"][:FINDING_EXAMPLES]
     return "; ".join([", ".join(counts), *examples]).strip("; ")
 
 

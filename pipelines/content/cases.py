@@ -11,8 +11,9 @@ A candidate case is kept when a doctor has something to start from and something
    listed clinical one), an abnormal recorded result of an exam that ``exam_associations.csv``
    associates with the primary code as ``defining`` evidence, or one of a ``nonspecific`` exam
    (a raised white count for an infection) beside a key opening complaint (diarrhoea for an
-   intestinal infection): a white count alone does not point to the gut. SICdb ships no reference ranges: no result of it is abnormal
-   or normal, so the rule cannot judge its cases (they are structured-only, item 4);
+   intestinal infection): a white count alone does not point to the gut. SICdb ships no
+   reference ranges: no result of it is abnormal or normal, so the rule cannot judge its cases
+   (they are structured-only, item 4);
 4. for a record source (MIMIC-IV, SICdb: ``Source.record``), an opening complaint: a disclosed
    ``chief_complaint`` unit, from the discharge note or ED triage (stage ``opening_complaint``).
    ``Settings.structured_only`` (env

@@ -106,10 +106,11 @@ def _note_exams(p: Producer, warehouse: Warehouse, settings: Settings) -> Produc
     return Produced(written, {"leakage_removals": removed, "nlp_cpu_s": round(cpu_s, 3)})
 
 
-def _written_units(p: Producer, warehouse: Warehouse, units: pl.DataFrame, per_category: bool = False) -> Produced:
+def _written_units(p: Producer, warehouse: Warehouse, units: pl.DataFrame, per_category: bool = False,
+                   **metadata: object) -> Produced:
     categories = units.group_by("category").len().sort("category").iter_rows() if per_category else ()
     return Produced(write_partition(warehouse, p.table, p.partition, units),
-                    {"cases": _cases_per(units), **{f"units_{c}": n for c, n in categories}})
+                    {"cases": _cases_per(units), **{f"units_{c}": n for c, n in categories}, **metadata})
 
 
 def _sicdb_structured(p: Producer, warehouse: Warehouse, settings: Settings) -> Produced:
@@ -123,8 +124,7 @@ def _mimic_structured(p: Producer, warehouse: Warehouse, settings: Settings) -> 
     measurements = mimic_units.prior_measurements(warehouse, cases)
     write_partition(warehouse, "rejects", p.rejects, measurements.rejects)
     units = mimic_units.structured_units(warehouse, cases, home_medications=reconciled, measurements=measurements)
-    produced = _written_units(p, warehouse, units, per_category=True)
-    return Produced(produced.written, {**produced.metadata, "rejected_measurements": measurements.rejects.height})
+    return _written_units(p, warehouse, units, per_category=True, rejected_measurements=measurements.rejects.height)
 
 
 def _ed_units(p: Producer, warehouse: Warehouse, settings: Settings) -> Produced:
