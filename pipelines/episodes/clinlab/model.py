@@ -43,8 +43,9 @@ SEX_CODES = {"F": 0.0, "M": 1.0}
 
 @cache
 def default_settings() -> dict[str, Any]:
-    return yaml_mapping("pipelines.episodes", "data/clinlab.yaml", ("min_train_rows", "n_features", "log_skew", "max_decimals",
-                                                                 "random_state", "cv_folds", "regressor"))
+    return yaml_mapping("pipelines.episodes", "data/clinlab.yaml", ("min_train_rows", "n_features", "log_skew",
+                                                                 "max_decimals", "random_state", "cv_folds",
+                                                                 "regressor"))
 
 
 @dataclass(frozen=True)
@@ -150,8 +151,9 @@ def _regressor(settings: Mapping[str, Any], **overrides: Any) -> HistGradientBoo
 
 def _rounds(x: np.ndarray, y: np.ndarray, w: np.ndarray, settings: Mapping[str, Any]) -> int:
     """Boosting rounds for one lab by k-fold CV on its training rows: the count with the least held-out
-    weighted absolute error, if it beats round 0 (the fold's weighted median, the loss's starting point) by more than one
-    standard error of the paired gain; else 0, so a lab whose other labs tell nothing gets its median."""
+    weighted absolute error, if it beats round 0 (the fold's weighted median, the loss's starting
+    point) by more than one standard error of the paired gain; else 0, so a lab whose other labs tell
+    nothing gets its median."""
     errors = np.zeros((settings["regressor"]["max_iter"] + 1, len(y)))
     for fit, held in KFold(settings["cv_folds"], shuffle=True, random_state=settings["random_state"]).split(x):
         errors[0, held] = w[held] * np.abs(y[held] - _weighted_median(y[fit], w[fit]))
