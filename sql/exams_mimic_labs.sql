@@ -5,8 +5,12 @@
 -- The value text is `value`; the number when `value` is the '___' placeholder; else the first
 -- sentence of `comments` ("NEG.", "<0.01.  cTropnT > 0.10 ...") unless it holds a placeholder or
 -- matches a pattern of `not_results` (pipelines/exams/lab_comments.csv). A trailing '*' is MIMIC's
--- abnormal mark. `cases` (the windows), `lab_items` (itemid -> proposed name) and `not_results`
--- are registered by the caller.
+-- abnormal mark. A `value` matching a pattern of `not_results` ("DONE") is no result either.
+-- abnormal: MIMIC's flag or '*' mark; else the number against the range printed beside it, or a
+-- bound ("<0.01", "GREATER THAN 300") that settles it; else a text value read by `qualitative`
+-- (pipelines/exams/qualitative_values.csv: "POS", "LG"); else unknown (null), never a silent normal.
+-- `cases` (the windows), `lab_items` (itemid -> proposed name), `not_results` and `qualitative`
+-- (pattern, abnormal, ord) are registered by the caller.
 WITH windowed AS (
     SELECT c.case_id, c.index_time, c.window_start, c.window_end, l.* EXCLUDE (subject_id, hadm_id)
     FROM read_parquet('{labevents}') l
@@ -33,8 +37,9 @@ in_window AS (
 ),
 valued AS (
     SELECT *, coalesce(written, printf('%g', valuenum)) AS value_text, false AS starred
-    FROM in_window
-    WHERE written IS NOT NULL OR valuenum IS NOT NULL
+    FROM in_window r
+    WHERE valuenum IS NOT NULL
+       OR (written IS NOT NULL AND NOT EXISTS (SELECT 1 FROM not_results n WHERE regexp_matches(r.written, n.pattern, 'i')))
 ),
 commented AS (  -- only rows without a value: the patterns are tried on few rows
     SELECT *, nullif(rtrim(rtrim(sentence, '*')), '') AS value_text, ends_with(sentence, '*') AS starred
@@ -60,6 +65,20 @@ known AS (
     FROM (SELECT * FROM valued UNION ALL BY NAME SELECT * FROM commented)
     WHERE value_text IS NOT NULL
     QUALIFY row_number() OVER (PARTITION BY case_id, itemid ORDER BY storetime, charttime, labevent_id) = 1
+),
+bounded AS (
+    SELECT *,
+        try_cast(nullif(regexp_extract(value_text, '^\s*(?:>=?|greater than)\s*([0-9]*\.?[0-9]+)\s*$', 1, 'i'), '')
+                 AS DOUBLE) AS above,
+        try_cast(nullif(regexp_extract(value_text, '^\s*(?:<=?|less than)\s*([0-9]*\.?[0-9]+)\s*$', 1, 'i'), '')
+                 AS DOUBLE) AS below
+    FROM known
+),
+read_texts AS (  -- only unflagged text values: the patterns are tried on few rows
+    SELECT b.case_id, b.itemid, arg_min(q.abnormal, q.ord) AS reading
+    FROM bounded b JOIN qualitative q ON regexp_full_match(trim(b.value_text), q.pattern, 'i')
+    WHERE b.flag IS NULL AND NOT b.starred AND b.valuenum IS NULL AND b.above IS NULL AND b.below IS NULL
+    GROUP BY b.case_id, b.itemid
 )
 SELECT
     case_id,
@@ -70,13 +89,21 @@ SELECT
     unit,
     ref_range_lower AS ref_low,
     ref_range_upper AS ref_high,
-    -- MIMIC flags abnormal results ('abnormal'); an unflagged result is abnormal only when it
-    -- falls outside the reference range printed beside it (or its comment carries the '*' mark).
-    coalesce(flag IS NOT NULL OR starred OR valuenum < ref_range_lower OR valuenum > ref_range_upper, false) AS abnormal,
+    CASE
+        WHEN flag IS NOT NULL OR starred THEN true
+        WHEN valuenum IS NOT NULL AND (ref_range_lower IS NOT NULL OR ref_range_upper IS NOT NULL)
+            THEN coalesce(valuenum < ref_range_lower OR valuenum > ref_range_upper, false)
+        WHEN valuenum IS NOT NULL THEN NULL  -- no range to judge it by
+        WHEN above IS NOT NULL THEN CASE WHEN above >= ref_range_upper THEN true END
+        WHEN below IS NOT NULL THEN CASE WHEN below <= ref_range_lower THEN true
+                                         WHEN coalesce(ref_range_lower, 0) <= 0 AND below <= ref_range_upper THEN false END
+        ELSE t.reading
+    END AS abnormal,
     date_diff('second', index_time, storetime) / 3600.0 AS offset_hours,
     'recorded' AS origin,
     'mimic_labevents:itemid=' || itemid AS source_ref,
     raw_name,
     CAST(NULL AS VARCHAR) AS loinc
-FROM known
+FROM bounded
+LEFT JOIN read_texts t USING (case_id, itemid)
 ORDER BY case_id, offset_hours, exam_name

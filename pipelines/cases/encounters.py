@@ -4,7 +4,10 @@ diagnosis is mapped (build settings, :class:`CaseRules`).
 1. **Not a diagnostic problem** (``non_diagnostic``, default ``exclude``): the principal diagnosis
    mapped to ICD-10-CM starts with a prefix of ``not_diagnostic.csv`` (chemotherapy Z51.11, stoma care
    Z43, aftercare Z47/Z48, liveborn Z38, screening ...), or the MIMIC-IV admission type is listed there
-   (ELECTIVE, SURGICAL SAME DAY ADMISSION): the patient comes for something already decided.
+   (ELECTIVE, SURGICAL SAME DAY ADMISSION): the patient comes for something already decided; or the
+   principal diagnosis is a complication that arises from care in hospital (ventilator-associated
+   pneumonia J95.851, postprocedural hypotension I95.81, an intraoperative haemorrhage): it is not
+   there when the doctor meets the patient.
 2. **Known condition** (``known_conditions``, default ``flag``): the primary ICD-10-CM category was
    already coded, at any position, at an earlier admission of the same patient (strictly earlier
    admission time; SICdb: an earlier stay's main diagnosis). The patient knows it; the case is kept
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from pipelines import icd
 from pipelines.datafiles import Record, csv_records
 
 NOT_DIAGNOSTIC_FILE = "not_diagnostic.csv"
@@ -44,8 +48,8 @@ class CaseRules:
 def _rule(record: Record) -> tuple[str, str, str]:
     match = record.choice("match", ("icd10", "admission_type"))
     value = record.text("value")
-    if match == "icd10" and not _PREFIX.fullmatch(value):
-        raise record.error("value", f"{value!r} is not a dotted ICD-10-CM code prefix")
+    if match == "icd10" and not (_PREFIX.fullmatch(value) and icd.icd10cm_info(value).code == value):
+        raise record.error("value", f"{value!r} is not a dotted ICD-10-CM code (or category) of the current release")
     return match, value, record.text("why")
 
 

@@ -8,7 +8,9 @@ registered beside them.
 
 * ``mimic_labs``          first result per lab item by ``storetime``; values recorded only as the
                           ``___`` placeholder with a number, or only in ``comments``, are results
-                          (``lab_comments.csv`` lists the comments that are not).
+                          (``lab_comments.csv`` lists the comments and values that are not); an
+                          unflagged text value is read by ``qualitative_values.csv`` or stays
+                          of unknown abnormality.
 * ``mimic_vitals``        first ICU chartevents value per vital item (``chart_vitals.csv``) and omr
                           measurements dated within the window; impossible values
                           (``plausible_ranges.csv``) go to ``rejects`` (partition
@@ -38,6 +40,8 @@ from pipelines.warehouse import Warehouse
 
 BLOOD = "blood"
 COMMENTS_FILE = "lab_comments.csv"
+QUALITATIVE_FILE = "qualitative_values.csv"
+READINGS = {"normal": False, "abnormal": True}
 REJECTS_PARTITION = "exam_candidates_mimic_vitals"  # the rejects partition the vitals producer writes
 
 
@@ -75,6 +79,18 @@ def not_result_patterns() -> pl.DataFrame:
     return pl.DataFrame({"pattern": patterns}, schema={"pattern": pl.Utf8})
 
 
+@cache
+def qualitative_readings() -> pl.DataFrame:
+    """``pattern, abnormal, ord``: how an unflagged text value reads (qualitative_values.csv), in
+    file order (the first matching pattern wins)."""
+    rows = []
+    for ord_, record in enumerate(csv_records(__package__, QUALITATIVE_FILE, ("pattern", "reading", "why"))):
+        record.regex("pattern", re.IGNORECASE)
+        record.text("why")
+        rows.append((record.text("pattern"), READINGS[record.choice("reading", tuple(READINGS))], ord_))
+    return pl.DataFrame(rows, schema={"pattern": pl.Utf8, "abnormal": pl.Boolean, "ord": pl.Int64}, orient="row")
+
+
 def case_windows(warehouse: Warehouse, cases: pl.DataFrame, window: ExamWindow) -> pl.DataFrame:
     registration = warehouse.scan("mimic_admissions").select("hadm_id", "edregtime").collect()
     return window.bounds(cases, registration)
@@ -95,7 +111,8 @@ def _union(queries: list[str]) -> str:
 
 def write_labs(warehouse: Warehouse, cases: pl.DataFrame, window: ExamWindow = ExamWindow()) -> Written:
     items = lab_items(warehouse.read("mimic_d_labitems"))
-    with _connect(warehouse, cases, window, {"lab_items": items, "not_results": not_result_patterns()}) as con:
+    registered = {"lab_items": items, "not_results": not_result_patterns(), "qualitative": qualitative_readings()}
+    with _connect(warehouse, cases, window, registered) as con:
         query = warehouse.sql("exams_mimic_labs", labevents="mimic_labevents")
         return write_query(warehouse, "exam_candidates", con, query, "mimic_labs")
 

@@ -5,9 +5,10 @@ import pytest
 from test_skeleton import SICDB_FILES, _stage
 
 import schemas
-from pipelines.cases.encounters import NOT_DIAGNOSTIC, CaseRules
+from pipelines.cases.encounters import NOT_DIAGNOSTIC, NOT_DIAGNOSTIC_FILE, CaseRules, _rule, not_diagnostic_reason
 from pipelines.cases.skeleton import mimic_skeleton, sicdb_skeleton
 from pipelines.config import Settings
+from pipelines.datafiles import DataFileError, csv_records
 from schemas.staging import MIMIC_IV, SICDB
 
 ADMISSION_COLUMNS = ("subject_id,hadm_id,admittime,dischtime,deathtime,admission_type,admit_provider_id,admission_location,"
@@ -118,3 +119,21 @@ def test_the_rules_come_from_the_build_settings_and_the_data_file():
             ("admission_type", "SURGICAL SAME DAY ADMISSION")} <= listed
     with pytest.raises(ValueError, match="CLINVERSE_KNOWN_CONDITIONS"):
         Settings.from_values({"home": "/tmp/x", "known_conditions": "drop"})
+
+
+def test_complications_that_arise_in_hospital_are_no_diagnostic_task_but_a_readmission_for_one_is():
+    codes = pl.DataFrame({"code": ["J95.851", "I95.81", "K91.61", "T81.40XA", "J18.9", "I97.2"],
+                          "title": ["Ventilator associated pneumonia", "Postprocedural hypotension", "Intraop",
+                                    "Infection following a procedure", "Pneumonia", "Postmastectomy lymphedema"]})
+    reasons = codes.select(not_diagnostic_reason("code", "title")).to_series().to_list()
+    assert "mechanical ventilation" in reasons[0] and "follows a procedure" in reasons[1]
+    assert "during an operation" in reasons[2]
+    assert reasons[3:] == [None, None, None]  # a wound infection brings the patient back; lymphoedema is chronic
+
+
+@pytest.mark.parametrize("value", ["J95.9X", "Q99.99", "J95.851x"])
+def test_a_listed_code_must_exist_in_icd10cm(tmp_path, value):
+    (tmp_path / NOT_DIAGNOSTIC_FILE).write_text(f"match,value,why\nicd10,{value},a typo\n")
+    record = csv_records(tmp_path, NOT_DIAGNOSTIC_FILE, ("match", "value", "why"))[0]
+    with pytest.raises(DataFileError, match="not a dotted ICD-10-CM code"):
+        _rule(record)

@@ -27,7 +27,9 @@ LABELS = {51222: ("Hemoglobin", "Blood"), 50912: ("Creatinine", "Blood"), 51300:
           51003: ("Troponin T", "Blood"), 51464: ("Bilirubin", "Urine"), 51516: ("WBC", "Urine"),
           50920: ("Estimated GFR (MDRD equation)", "Blood"), 51214: ("Fibrinogen, Functional", "Blood"),
           51266: ("Platelet Smear", "Blood"), 50931: ("Glucose", "Blood"),
-          51059: ("Total Protein, Pleural", "Pleural"), 51060: ("Polys", "Pleural")}
+          51059: ("Total Protein, Pleural", "Pleural"), 51060: ("Polys", "Pleural"), 51487: ("Nitrite", "Urine"),
+          51486: ("Leukocytes", "Urine"), 51508: ("Urine Color", "Urine"), 51484: ("Ketone", "Urine"),
+          50889: ("C-Reactive Protein", "Blood"), 51613: ("CD34", "Bone Marrow")}
 
 
 def _warehouse(tmp_path, staging_frame, labs, edregtime=None) -> Warehouse:
@@ -104,7 +106,8 @@ def test_the_window_closes_at_discharge_when_the_stay_is_shorter():
 def test_values_written_as_placeholder_or_only_in_comments_are_results(tmp_path, staging_frame):
     warehouse = _warehouse(tmp_path, staging_frame, [
         _lab(1, 50931, h(1), h(2), "___", 126.0, comments="If fasting, 70-100 normal."),  # number behind '___'
-        _lab(2, 51003, h(1), h(2), None, None, comments="<0.01.  CTROPNT > 0.10 NG/ML SUGGESTS ACUTE MI."),
+        _lab(2, 51003, h(1), h(2), None, None, low=0.0, high=0.01,
+             comments="<0.01.  CTROPNT > 0.10 NG/ML SUGGESTS ACUTE MI."),
         _lab(3, 51464, h(1), h(2), None, None, comments="NEG."),
         _lab(4, 51516, h(1), h(2), None, None, comments=">182*."),  # '*': MIMIC's abnormal mark
         _lab(5, 50912, h(1), h(2), None, None, comments="___"),  # a de-identified comment is no result
@@ -119,6 +122,28 @@ def test_values_written_as_placeholder_or_only_in_comments_are_results(tmp_path,
     assert rows["Troponin T"]["value_text"] == "<0.01" and rows["Troponin T"]["abnormal"] is False
     assert rows["Bilirubin (Urine)"]["value_text"] == "NEG"
     assert rows["WBC (Urine)"]["value_text"] == ">182" and rows["WBC (Urine)"]["abnormal"] is True
+
+
+def test_an_unflagged_result_is_normal_only_when_its_range_or_its_text_says_so(tmp_path, staging_frame):
+    """MIMIC leaves most positive drug screens, urine nitrites and large urine blood unflagged (on
+    the real demo 22 of 23 "POS" values): unflagged is no normal. A value the range cannot judge and
+    qualitative_values.csv cannot read stays unknown; a placeholder "DONE" is no result."""
+    warehouse = _warehouse(tmp_path, staging_frame, [
+        _lab(1, 51487, h(1), h(2), "POS", None),
+        _lab(2, 51486, h(1), h(2), "LG", None),
+        _lab(3, 51508, h(1), h(2), "Straw", None),
+        _lab(4, 51484, h(1), h(2), "FEW", None),  # no reading: unknown
+        _lab(5, 50889, h(1), h(2), "12.5", 12.5),  # a number without a range: unknown
+        _lab(6, 51222, h(1), h(2), "<5", None, low=12.0, high=16.0),  # the bound settles it: low
+        _lab(7, 50912, h(1), h(2), "GREATER THAN 9", None, low=0.5, high=1.2),
+        _lab(8, 51214, h(1), h(2), "<150", None, low=180.0, high=400.0),
+        _lab(9, 50931, h(1), h(2), ">90", None, low=70.0, high=100.0),  # could be either: unknown
+        _lab(10, 51613, h(1), h(2), "DONE", None),  # the result is in the pathology report
+    ])
+    abnormal = {name: row["abnormal"] for name, row in _labs(warehouse).items()}
+    assert abnormal == {"Nitrite (Urine)": True, "Leukocytes (Urine)": True, "Urine Color": False,
+                        "Ketone (Urine)": None, "C-Reactive Protein": None, "Hemoglobin": True, "Creatinine": True,
+                        "Fibrinogen, Functional": True, "Glucose": None}
 
 
 def test_procedure_specimens_are_named_after_their_procedure(tmp_path, staging_frame):
