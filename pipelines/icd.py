@@ -202,8 +202,9 @@ def _join_reasons(*parts: str | None) -> str | None:
 
 
 @functools.cache
-def _cm() -> ModuleType:
-    """The ``simple_icd_10_cm`` module, imported lazily (its import parses a 10 MB XML)."""
+def icd10cm() -> ModuleType:
+    """The ``simple_icd_10_cm`` module, imported on first use (its import parses a 10 MB XML for
+    about 3 s, which a build's start-up or a command that never needs it should not wait for)."""
     with warnings.catch_warnings():  # its importlib.resources.read_text use is deprecated
         warnings.simplefilter("ignore", DeprecationWarning)
         import simple_icd_10_cm
@@ -214,7 +215,7 @@ def _cm() -> ModuleType:
 @functools.cache
 def icd10cm_release() -> str:
     """The ICD-10-CM release bundled with simple-icd-10-cm, e.g. ``"April-2026"``."""
-    _cm()
+    icd10cm()
     try:
         from simple_icd_10_cm import simple_icd_10_cm as impl
 
@@ -226,7 +227,7 @@ def icd10cm_release() -> str:
 
 
 def _valid(code: str) -> bool:
-    return bool(_cm().is_valid_item(code))
+    return bool(icd10cm().is_valid_item(code))
 
 
 def dotted(code: str) -> str:
@@ -249,7 +250,7 @@ def _chapter_key(chapter: str | int) -> str:
 
 @functools.cache
 def _chapter_titles() -> dict[str, str]:
-    cm = _cm()
+    cm = icd10cm()
     out: dict[str, str] = {}
     for n in range(1, 100):
         if not cm.is_chapter(str(n)):
@@ -272,7 +273,7 @@ def is_valid_category(cat: str) -> bool:
     """True iff ``cat`` is exactly a 3-character ICD-10-CM category of the installed release."""
     if not isinstance(cat, str) or len(cat) != 3:
         return False
-    return bool(_cm().is_category(cat))
+    return bool(icd10cm().is_category(cat))
 
 
 _CM_SHAPE: Final = re.compile(r"^[A-Z][0-9A-Z]{2}(\.[0-9A-Z]{0,4})?$")
@@ -284,7 +285,7 @@ def _block_range(block: str) -> str:
 
 
 def _full_info(code: str, origin: str, reason: str | None) -> Icd10Info:
-    cm = _cm()
+    cm = icd10cm()
     chain = [code, *cm.get_ancestors(code)]
     if len(chain) < 3 or not cm.is_chapter(chain[-1]):  # a chapter/block, not a code
         return _unmapped(f"{code!r} is an ICD-10-CM chapter or block, not a code")
@@ -345,7 +346,7 @@ def _retired_by_split(code: str) -> str | None:
     ancestor = _nearest_valid(code)
     if ancestor is None:
         return None
-    shaped = [c for c in _cm().get_descendants(ancestor) if len(c) == len(code)]
+    shaped = [c for c in icd10cm().get_descendants(ancestor) if len(c) == len(code)]
     if len(code.replace(".", "")) == 7:
         shaped = [c for c in shaped if c[-1] == code[-1]]
     return ancestor if shaped else None
@@ -355,7 +356,7 @@ def _retired_by_split(code: str) -> str | None:
 def descendants_or_self(code: str) -> frozenset[str]:
     """``code`` (dotted) and all its ICD-10-CM descendants. ``code`` may be a code, a category,
     a block (``"I30-I5A"``) or a chapter (``"09"``/``"9"``). Unknown codes give an empty set."""
-    cm = _cm()
+    cm = icd10cm()
     c = code.strip().upper()
     if c.isdigit():
         c = str(int(c))  # the library names chapters "1".."22"
@@ -376,7 +377,7 @@ def same_or_descendant(a: str, b: str) -> bool:
     info = icd10cm_info(a)
     if info.code is None:
         return False
-    cm = _cm()
+    cm = icd10cm()
     bb = b.strip().upper()
     if bb.isdigit():
         return info.chapter == _chapter_key(bb)
@@ -390,7 +391,7 @@ def same_or_descendant(a: str, b: str) -> bool:
 
 @functools.cache
 def _title_index() -> dict[str, str]:
-    cm = _cm()
+    cm = icd10cm()
     index: dict[str, str] = {}
     for code in cm.get_all_codes(with_dots=True):
         if "-" in code or code.isdigit():
@@ -491,7 +492,7 @@ def _gem_era_codes() -> frozenset[str]:
 def _code_words(code: str) -> frozenset[str]:
     """Title words of a CM code and of its ancestors up to the category (blocks and chapters are too
     broad to tell candidates apart)."""
-    cm = _cm()
+    cm = icd10cm()
     chain = [code, *(a for a in cm.get_ancestors(code) if "-" not in a and not a.isdigit())]
     return frozenset().union(*(icd_words.title_words(cm.get_description(c)) for c in chain))
 
@@ -693,7 +694,7 @@ def icd10gm_to_cm(code_gm: str) -> Icd10Info:
     if c != cat and _valid(c):
         info = icd10cm_info(c, "icd10_gm")
         return replace(info, reason=_join_reasons(f"GM {raw} exists in ICD-10-CM", *notes, info.reason))
-    if _valid(cat) and _cm().is_category(cat):
+    if _valid(cat) and icd10cm().is_category(cat):
         info = icd10cm_info(cat, "icd10_gm")
         if c != cat:
             what = f"GM {raw} not in ICD-10-CM; mapped to category {cat}"

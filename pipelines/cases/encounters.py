@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
 import polars as pl
 
@@ -53,16 +54,17 @@ def _rule(record: Record) -> tuple[str, str, str]:
     return match, value, record.text("why")
 
 
-NOT_DIAGNOSTIC: tuple[tuple[str, str, str], ...] = tuple(
-    _rule(r) for r in csv_records(__package__, NOT_DIAGNOSTIC_FILE, ("match", "value", "why"))
-)
+@cache  # read at first use: checking the codes loads ICD-10-CM, which a build's start-up should not wait for
+def not_diagnostic_rules() -> tuple[tuple[str, str, str], ...]:
+    """(match, value, why) of every rule of not_diagnostic.csv, in file order."""
+    return tuple(_rule(r) for r in csv_records(__package__, NOT_DIAGNOSTIC_FILE, ("match", "value", "why")))
 
 
 def not_diagnostic_reason(code: str, title: str, admission_type: str | None = None) -> pl.Expr:
     """Why a candidate is no diagnostic problem (null when it is one): its principal code (column
     ``code``, titled by column ``title``) or its admission type (column, MIMIC-IV) is listed."""
     reason = pl.lit(None, pl.Utf8)
-    for match, value, why in reversed(NOT_DIAGNOSTIC):  # built inside out: the file's first rule wins
+    for match, value, why in reversed(not_diagnostic_rules()):  # built inside out: the file's first rule wins
         if match == "icd10":
             hit = pl.col(code).str.starts_with(value)
             text = pl.format("principal diagnosis {} ({}) is no diagnostic problem: {}", pl.col(code), pl.col(title),

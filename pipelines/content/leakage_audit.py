@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import polars as pl
-import simple_icd_10_cm as cm
 
 from pipelines.datafiles import yaml_record
+from pipelines.icd import icd10cm
 
 _DATA = yaml_record(__package__, "leakage_audit.yaml", (
     "abbreviations", "reportable", "generic_words", "stop_words", "qualifiers", "cut_before"), text=True)
@@ -89,7 +89,7 @@ def _abbreviations_regex(abbreviations: tuple[str, ...]) -> re.Pattern[str]:
 
 def _known(code: str) -> str | None:
     """``code`` (dotted or not) or its nearest ancestor in the ICD-10-CM release, else None."""
-    code = code.strip().upper().replace(".", "")
+    code, cm = code.strip().upper().replace(".", ""), icd10cm()
     while len(code) >= 3:
         if cm.is_valid_item(code):
             return code
@@ -100,7 +100,7 @@ def _known(code: str) -> str | None:
 def index_names(code: str) -> tuple[str, ...]:
     """Descriptions, inclusion terms and "includes" notes from the code's category down to it and
     below it (see the module docstring); empty for a code ICD-10-CM does not know."""
-    known = _known(code)
+    known, cm = _known(code), icd10cm()
     if known is None:
         return ()
     path = [a for a in cm.get_ancestors(known) if cm.is_category_or_subcategory(a)]  # not block or chapter

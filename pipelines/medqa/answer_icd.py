@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import math
 import re
-import warnings
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from pipelines.datafiles import csv_records, yaml_record
+from pipelines.icd import icd10cm
 from pipelines.medqa.text import ascii_fold, is_abbreviation, norm
 
 CREDIBLE = 0.70
@@ -166,15 +166,6 @@ def _synonym_index() -> dict[str, SynonymRow]:
 # --------------------------------------------------------------------------- ICD title index
 
 
-@cache
-def _cm():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import simple_icd_10_cm
-
-    return simple_icd_10_cm
-
-
 _NOS = re.compile(r"\b(?:NOS|NEC|not elsewhere classified|not otherwise specified)\b", re.I)
 _BRACKET = re.compile(r"\s*\[([^\]]*)\]")
 
@@ -198,7 +189,7 @@ class _Entry:
 @cache
 def _title_index() -> tuple[dict[str, list[_Entry]], list[_Entry]]:
     """(normalised text -> entries, all entries)."""
-    cm = _cm()
+    cm = icd10cm()
     exact: dict[str, list[_Entry]] = defaultdict(list)
     entries: list[_Entry] = []
     for code in cm.get_all_codes(True):
@@ -222,7 +213,7 @@ def _generality(e: _Entry) -> tuple:
     """Sort key among equally good matches: the generic reading of a generic answer, i.e.
     not an "other specified ..." residual, preferably an "unspecified" code, a title rather
     than an inclusion term, the shortest code."""
-    title = _cm().get_description(e.code)
+    title = icd10cm().get_description(e.code)
     return (bool(_OTHER.search(title)) and not _UNSPECIFIED.search(title), not _UNSPECIFIED.search(title),
             e.kind != "title", len(e.code), e.code)
 
@@ -397,7 +388,7 @@ def map_answer(answer: str) -> AnswerMapping:
 
 def _mapped(answer: str, display: str, table_names: tuple[str, ...],
             code: str, confidence: float, reason: str) -> AnswerMapping:
-    cm = _cm()
+    cm = icd10cm()
     if not cm.is_valid_item(code):
         raise ValueError(f"{SYNONYM_FILE}: {code!r} is not an ICD-10-CM code ({reason})")
     return AnswerMapping(

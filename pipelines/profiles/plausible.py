@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from functools import cache
 
 import polars as pl
-import simple_icd_10_cm as cm
 
 from pipelines.datafiles import Record, csv_records
+from pipelines.icd import icd10cm
 
 RULES_FILE = "condition_rules.csv"
 _CATEGORY_RANGE = re.compile(r"([A-Z][0-9][0-9A-Z])-([A-Z][0-9][0-9A-Z])")
@@ -71,7 +71,7 @@ def rules() -> tuple[Rule, ...]:
 
 
 def _title(code: str | None) -> str | None:
-    undotted = (code or "").replace(".", "")
+    undotted, cm = (code or "").replace(".", ""), icd10cm()
     return cm.get_description(undotted) if undotted and cm.is_valid_item(undotted) else None
 
 

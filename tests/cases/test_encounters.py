@@ -5,7 +5,7 @@ import pytest
 from test_skeleton import SICDB_FILES, _stage
 
 import schemas
-from pipelines.cases.encounters import NOT_DIAGNOSTIC, NOT_DIAGNOSTIC_FILE, CaseRules, _rule, not_diagnostic_reason
+from pipelines.cases.encounters import NOT_DIAGNOSTIC_FILE, CaseRules, _rule, not_diagnostic_reason, not_diagnostic_rules
 from pipelines.cases.skeleton import mimic_skeleton, sicdb_skeleton
 from pipelines.config import Settings
 from pipelines.datafiles import DataFileError, csv_records
@@ -114,7 +114,7 @@ def test_the_rules_come_from_the_build_settings_and_the_data_file():
                                                 "max_cases_per_patient": "0", "non_diagnostic": "keep"}))
     assert rules == CaseRules(non_diagnostic="keep", known_conditions="exclude", max_cases_per_patient=0)
     assert CaseRules.of(Settings.from_values({"home": "/tmp/x"})) == CaseRules()
-    listed = {(match, value) for match, value, _ in NOT_DIAGNOSTIC}
+    listed = {(match, value) for match, value, _ in not_diagnostic_rules()}
     assert {("icd10", "Z51"), ("icd10", "Z43"), ("icd10", "Z38"), ("admission_type", "ELECTIVE"),
             ("admission_type", "SURGICAL SAME DAY ADMISSION")} <= listed
     with pytest.raises(ValueError, match="CLINVERSE_KNOWN_CONDITIONS"):

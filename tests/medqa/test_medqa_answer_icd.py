@@ -49,7 +49,7 @@ def test_no_credible_mapping_keeps_the_name_and_says_why():
 
 
 def test_synonym_table_codes_exist_and_names_are_unambiguous():
-    cm = answer_icd._cm()
+    cm = icd.icd10cm()
     seen: dict[str, str] = {}
     for row in synonym_rows():
         assert cm.is_valid_item(row.icd10), row
