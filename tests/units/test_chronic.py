@@ -26,7 +26,7 @@ def test_facts_from_before_the_stay_are_history_by_definition():
 
 
 @pytest.mark.parametrize("code", ["Z79.01", "Z79.4", "Z99.11", "Z98.890", "I21.4", "I63.9", "I46.9", "S06.5X0A",
-                                  "J18.9", "E43", "R56.9", "D68.9"])
+                                  "J18.9", "E43", "R56.9", "D68.9", "G81.91", "G83.10"])
 def test_statuses_and_events_the_stay_may_create_are_not_history(code):
     category, rule = _current(code)
     assert category is None and rule in ("same_stay", "not_chronic")
@@ -48,6 +48,8 @@ def test_titles_naming_an_event_of_the_stay_are_not_known_on_arrival():
 
 def test_earlier_admissions_give_history_with_its_category():
     assert decide("J18.9", None, current=False) == ("pmh", "earlier_admission")
+    assert decide("G81.91", None, current=False) == ("pmh", "earlier_admission")  # an earlier stay's hemiplegia
+    assert _current("I69.351") == ("pmh", "chronic")  # hemiplegia left by an earlier stroke
     assert decide("Z79.01", None, current=False) == ("medication", "earlier_admission")
     assert decide("Z98.890", None, current=False) == ("psh", "earlier_admission")
     assert decide(None, None, current=False) == (None, "unmapped")
