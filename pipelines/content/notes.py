@@ -30,9 +30,7 @@ import polars as pl
 
 from pipelines import icd
 from pipelines.content.partitions import Written, write_batches, write_empty, write_partition
-from pipelines.notes.findings import exam_findings_and_removals
-from pipelines.notes.sections import SECTIONS_SCHEMA, NoteWork, build_nlp, section_notes
-from pipelines.notes.units import REMOVAL_COLUMNS, note_units
+from pipelines.notes.tables import REMOVAL_COLUMNS, SECTIONS_SCHEMA, NoteWork
 from pipelines.warehouse import Warehouse
 from sql import load
 
@@ -44,7 +42,12 @@ IN_FLIGHT_PER_WORKER = 2  # batches submitted ahead per worker: keeps workers bu
 T = TypeVar("T")
 
 
+# The NLP (spaCy, medspaCy: about 1.5 s to import) is imported by the tasks that run it, so that
+# loading the build's definitions, in the build and in every step process, does not wait for it.
+
 def _init_worker() -> None:
+    from pipelines.notes.sections import build_nlp
+
     build_nlp()  # once per worker process (cached), not once per batch
 
 
@@ -85,6 +88,8 @@ def _of_notes(frame: pl.DataFrame | None, sections: pl.DataFrame) -> pl.DataFram
 
 
 def _sections_task(notes: pl.DataFrame) -> tuple[pl.DataFrame, NoteWork]:
+    from pipelines.notes.sections import build_nlp, section_notes
+
     work = NoteWork()
     return section_notes(notes, build_nlp(), work=work), work
 
@@ -93,6 +98,9 @@ def _sections_task(notes: pl.DataFrame) -> tuple[pl.DataFrame, NoteWork]:
 # them): the build reports note throughput per core from them, worker start-up left out.
 
 def _units_task(sections: pl.DataFrame, links: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, float]:
+    from pipelines.notes.sections import build_nlp
+    from pipelines.notes.units import note_units
+
     started = time.process_time()
     found, removals = note_units(sections, links, build_nlp())
     return found.with_columns(pl.lit(None, pl.Utf8).alias("concept")), removals, time.process_time() - started
@@ -100,6 +108,9 @@ def _units_task(sections: pl.DataFrame, links: pl.DataFrame) -> tuple[pl.DataFra
 
 def _exams_task(sections: pl.DataFrame, links: pl.DataFrame,
                 detail: pl.DataFrame | None) -> tuple[pl.DataFrame, pl.DataFrame, float]:
+    from pipelines.notes.findings import exam_findings_and_removals
+    from pipelines.notes.sections import build_nlp
+
     started = time.process_time()
     found, removals = exam_findings_and_removals(sections, links, detail, build_nlp())
     found = found.with_columns(pl.col("exam_name").alias("raw_name"), pl.lit(None, pl.Utf8).alias("loinc"))

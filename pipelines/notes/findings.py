@@ -28,7 +28,7 @@ from spacy.language import Language
 from pipelines.leakage import diagnosis_terms, has_content, scrub
 from pipelines.notes.lexicon import EXAM_SYSTEMS, IMAGING_BODY_PARTS, IMAGING_MODALITIES, VITAL_LABELS
 from pipelines.notes.sections import CONTEXT, LINE_BREAKS, SENTENCES, TARGETS, build_nlp
-from pipelines.notes.units import REMOVAL_COLUMNS
+from pipelines.notes.tables import REMOVAL_COLUMNS
 
 EXAM_COLUMNS = {
     "case_id": pl.Utf8,

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from collections.abc import Callable, Iterable
 
@@ -53,6 +53,7 @@ from pipelines.notes.lexicon import (
     NORMAL_FINDINGS,
     PERIOD_ABBREVIATIONS,
 )
+from pipelines.notes.tables import SECTIONS_SCHEMA, NoteWork
 from pipelines.notes.section_rules import (
     SECTION_POLICY,
     SECTION_VISIBILITY,
@@ -65,8 +66,8 @@ from pipelines.notes.section_rules import (
 # terminal; a build would print millions of lines. Library loggers are disabled by name.
 logger.disable("PyRuSH")
 
-__all__ = ["SECTION_VISIBILITY", "SECTION_POLICY", "build_nlp", "section_notes", "note_kind", "SECTIONS_SCHEMA",
-           "NoteWork", "HEADER_RULES", "split_sections"]
+__all__ = ["SECTION_VISIBILITY", "SECTION_POLICY", "build_nlp", "section_notes", "note_kind", "HEADER_RULES",
+           "split_sections"]
 
 DISCHARGE_SECTIONIZER = "discharge_sectionizer"
 RADIOLOGY_SECTIONIZER = "radiology_sectionizer"
@@ -74,18 +75,6 @@ SENTENCES, LINE_BREAKS = "sentencizer", "line_break_sentences"
 TARGETS, CONTEXT = "medspacy_target_matcher", "medspacy_context"
 ENCOUNTERS = "encounter_events"  # pipe and span group name
 HISTORY = "HISTORY"  # category of the history-cue rules in ENCOUNTERS
-
-SECTIONS_SCHEMA = {
-    "note_id": pl.Utf8,
-    "section": pl.Utf8,
-    "header": pl.Utf8,
-    "start": pl.Int64,
-    "end": pl.Int64,
-    "text": pl.Utf8,
-    "visibility": pl.Utf8,
-    "reason": pl.Utf8,
-}
-
 
 @Language.component(LINE_BREAKS)
 def line_break_sentences(doc: Doc) -> Doc:
@@ -288,20 +277,6 @@ def _section_rows(note_id: str, text: str, sections: list[Section], kind: str) -
             "visibility": visibility,
             "reason": reason,
         }
-
-
-@dataclass
-class NoteWork:
-    """Notes sectioned and CPU seconds spent, per note kind (the build reports note throughput from them)."""
-
-    notes: dict[str, int] = field(default_factory=dict)
-    cpu_s: dict[str, float] = field(default_factory=dict)
-
-    def add(self, other: "NoteWork") -> None:
-        for kind, n in other.notes.items():
-            self.notes[kind] = self.notes.get(kind, 0) + n
-        for kind, seconds in other.cpu_s.items():
-            self.cpu_s[kind] = self.cpu_s.get(kind, 0.0) + seconds
 
 
 def section_notes(notes: pl.DataFrame, nlp: Language | None = None, batch_size: int = 64,

@@ -50,6 +50,7 @@ from pipelines.leakage import Mention, diagnosis_terms, has_content, normalise, 
 from pipelines.notes.lexicon import CONTINUATION_WORDS, ENCOUNTER_REASONS, expand
 from pipelines.notes.sections import CONTEXT, ENCOUNTERS, HISTORY, LINE_BREAKS, SENTENCES, build_nlp
 from pipelines.notes.section_rules import PATIENT
+from pipelines.notes.tables import REMOVAL_COLUMNS
 
 # section -> unit category, in presentation order (the ordinal follows it)
 SECTION_CATEGORY: dict[str, str] = {
@@ -76,13 +77,6 @@ UNIT_COLUMNS = {
     "source_ref": pl.Utf8,
 }
 ENCOUNTER_ACTION = "dropped_encounter_event"
-REMOVAL_COLUMNS = {
-    "case_id": pl.Utf8,
-    "source_ref": pl.Utf8,
-    "term": pl.Utf8,
-    "original_snippet": pl.Utf8,
-    "action": pl.Utf8,
-}
 
 _BULLET = re.compile(r"^[ \t]*(?:[-*\u2022#>+]+|\(?\d{1,2}[.)]|\(?[a-zA-Z][.)](?=\s))[ \t]*")
 _PRESENTS = (

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
@@ -21,7 +21,6 @@ from typing import Any
 import polars as pl
 
 from pipelines.datafiles import DataFileError, yaml_mapping
-from pipelines.report import plots
 from pipelines.report.summaries import ENDPOINTS, STAGE_ENDPOINTS, SUMMARIES, report_summaries
 from pipelines.warehouse import Warehouse
 
@@ -33,16 +32,17 @@ LAYOUTS = ("rows", "intervals")
 CODE = re.compile(r"`([^`]+)`")
 
 Summaries = Mapping[str, pl.DataFrame]
-# plot name -> (the summary it draws, how)
-PLOTS: dict[str, tuple[str, Callable[[pl.DataFrame, dict[str, str]], str]]] = {
-    "conditions": ("conditions", lambda f, labels: plots.conditions_plot(f, CONDITION_PLOT_ENDPOINTS, labels)),
-    "stages": ("stages", lambda f, labels: plots.stages_plot(f, STAGE_ENDPOINTS, labels)),
-    "turns": ("turns", plots.turns_plot),
-    "actions": ("actions", plots.actions_plot),
-    "weights": ("weight_costs", plots.weights_plot),
-    "subgroups": ("subgroups", lambda f, labels: plots.subgroups_plot(f, SUBGROUP_PLOT_ENDPOINT, labels)),
-    "clinlab": ("clinlab_exams", plots.clinlab_plot),
-    "stress": ("stress", plots.stress_plot),
+# plot name -> (the summary it draws, the pipelines.report.plots function, its arguments before the
+# labels); the plots module (matplotlib, about 0.6 s to import) is imported when a page is drawn.
+PLOTS: dict[str, tuple[str, str, tuple]] = {
+    "conditions": ("conditions", "conditions_plot", (CONDITION_PLOT_ENDPOINTS,)),
+    "stages": ("stages", "stages_plot", (STAGE_ENDPOINTS,)),
+    "turns": ("turns", "turns_plot", ()),
+    "actions": ("actions", "actions_plot", ()),
+    "weights": ("weight_costs", "weights_plot", ()),
+    "subgroups": ("subgroups", "subgroups_plot", (SUBGROUP_PLOT_ENDPOINT,)),
+    "clinlab": ("clinlab_exams", "clinlab_plot", ()),
+    "stress": ("stress", "stress_plot", ()),
 }
 
 
@@ -158,11 +158,14 @@ def _has_data(section: Section, summaries: Summaries) -> bool:
 def _section_body(section: Section, summaries: Summaries, words: Wording) -> str:
     if not _has_data(section, summaries):
         return f'<p class="missing">{prose(section.missing)}</p>'
+    from pipelines.report import plots
+
     parts = []
     for name in section.plots:
-        summary, draw = PLOTS[name]
+        summary, drawer, args = PLOTS[name]
         if summaries.get(summary, pl.DataFrame()).height:
-            parts.append(f'<figure class="plot" data-plot="{name}">\n{draw(summaries[summary], words.labels)}\n</figure>')
+            svg = getattr(plots, drawer)(summaries[summary], *args, words.labels)
+            parts.append(f'<figure class="plot" data-plot="{name}">\n{svg}\n</figure>')
     for spec in section.tables:
         frame = summaries.get(spec.summary)
         if frame is None or not frame.height:

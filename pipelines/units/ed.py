@@ -24,7 +24,7 @@ import polars as pl
 from pipelines.content import leakage_audit
 from pipelines.content.ed_stays import case_stays
 from pipelines.content.leakage_guard import case_terms, scrub_column
-from pipelines.notes.units import REMOVAL_COLUMNS
+from pipelines.notes.tables import REMOVAL_COLUMNS
 from pipelines.units.candidates import finish
 from pipelines.units.coded import unit_rows
 from pipelines.units.ed_complaints import expand

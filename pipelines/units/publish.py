@@ -24,7 +24,7 @@ import polars as pl
 import schemas
 from pipelines.content import leakage_audit, producers
 from pipelines.content.leakage_guard import CaseTerms, scrub_column
-from pipelines.notes.units import REMOVAL_COLUMNS
+from pipelines.notes.tables import REMOVAL_COLUMNS
 from pipelines.units.candidates import CATEGORY_ORDER
 from pipelines.units.importance import ImportanceRule, label
 from pipelines.warehouse import Warehouse
