@@ -66,6 +66,14 @@ def new_source_data(context: dg.SensorEvaluationContext, clinverse: ClinverseRes
         yield dg.RunRequest(run_key=fingerprint)
 
 
+# Libraries the steps import where they use them, so that loading the definitions does not wait for
+# them (simple-icd-10-cm parses its XML for about 3 s; spaCy and medspaCy; matplotlib). The
+# multiprocess executor's forkserver preloads them once, as it does the asset modules: step
+# processes fork with them loaded instead of each paying for them.
+STEP_LIBRARIES = ("simple_icd_10_cm", "pipelines.notes.sections", "pipelines.notes.units", "pipelines.notes.findings",
+                  "pipelines.report.plots")
+
+
 def asset_module_names() -> tuple[str, ...]:
     """Every module of the ``assets`` package (helpers hold no assets, so loading them adds none)."""
     return tuple(f"{assets_package.__name__}.{m.name}" for m in pkgutil.iter_modules(assets_package.__path__))

@@ -139,14 +139,15 @@ def build(clinverse, synthea, select: str | None = None, show_progress: bool = T
 def _processes(resources: dict, max_concurrent: int | None):
     """The multiprocess executor's steps, each process making this build's Definitions again from the
     resources' values (the generation included, so every step writes the same unpublished tables).
-    Preloaded: the asset modules, and this one, which multiprocessing imports again in each process
-    as the parent's main module (`python -m pipelines.cli`, or the `clinverse` script importing it)."""
+    Preloaded: the asset modules, the libraries their steps import on use, and this one, which
+    multiprocessing imports again in each process as the parent's main module (`python -m
+    pipelines.cli`, or the `clinverse` script importing it)."""
     from pipelines import build_plan, runner
     from pipelines.resources import resource_values
 
     return runner.Processes(f"{build_plan.__name__}:{build_plan.definitions_from_values.__name__}",
                             {"resources": resource_values(resources)}, max_concurrent or config.default_workers(),
-                            preload=(*build_plan.asset_module_names(), __name__))
+                            preload=(*build_plan.asset_module_names(), *build_plan.STEP_LIBRARIES, __name__))
 
 
 def _build(args: argparse.Namespace) -> int:
