@@ -43,7 +43,8 @@ T = TypeVar("T")
 
 
 # The NLP (spaCy, medspaCy: about 1.5 s to import) is imported by the tasks that run it, so that
-# loading the build's definitions, in the build and in every step process, does not wait for it.
+# loading the build's definitions does not wait for it (a multiprocess build's forkserver preloads
+# it once for every step: pipelines.build_plan.STEP_LIBRARIES).
 
 def _init_worker() -> None:
     from pipelines.notes.sections import build_nlp

@@ -53,7 +53,6 @@ from pipelines.notes.lexicon import (
     NORMAL_FINDINGS,
     PERIOD_ABBREVIATIONS,
 )
-from pipelines.notes.tables import SECTIONS_SCHEMA, NoteWork
 from pipelines.notes.section_rules import (
     SECTION_POLICY,
     SECTION_VISIBILITY,
@@ -61,6 +60,7 @@ from pipelines.notes.section_rules import (
     discharge_rules,
     radiology_rules,
 )
+from pipelines.notes.tables import SECTIONS_SCHEMA, NoteWork
 
 # medspaCy's PyRuSH logs every sentence at DEBUG through loguru, whose default sink is the
 # terminal; a build would print millions of lines. Library loggers are disabled by name.
@@ -75,6 +75,7 @@ SENTENCES, LINE_BREAKS = "sentencizer", "line_break_sentences"
 TARGETS, CONTEXT = "medspacy_target_matcher", "medspacy_context"
 ENCOUNTERS = "encounter_events"  # pipe and span group name
 HISTORY = "HISTORY"  # category of the history-cue rules in ENCOUNTERS
+
 
 @Language.component(LINE_BREAKS)
 def line_break_sentences(doc: Doc) -> Doc:

@@ -1,5 +1,6 @@
-"""The shapes the note NLP writes, apart from the NLP itself: importing them loads no spaCy, so the
-build's definitions (and every step process of a multiprocess build) start without it."""
+"""The shapes the note NLP writes, apart from the NLP itself: importing them loads no spaCy, so
+loading the build's definitions does not wait for it (a multiprocess build's forkserver preloads
+it once for every step: pipelines.build_plan.STEP_LIBRARIES)."""
 
 from __future__ import annotations
 
