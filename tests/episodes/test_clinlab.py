@@ -262,3 +262,14 @@ def test_clinlab_beats_the_population_median_on_every_overall_metric_on_the_demo
     for metric in ("mape", "median_mape", "mae", "norm_ref_err", "wasserstein"):
         assert ours[metric] < median[metric], (metric, ours, median)
     assert ours["anomaly_recall"] > median["anomaly_recall"], (ours, median)
+
+
+def test_a_lab_served_its_median_scores_alike_for_both_predictors(clinlab, lab_store):
+    """The baseline predicts the median at the lab's recorded precision, as ClinLab serves it: an
+    even count of one-decimal values has a median such as 4.25, which ClinLab reports as 4.2."""
+    stats = replace(clinlab.stats["Potassium"], median=4.25)
+    served = ClinLab(clinlab.stats | {"Potassium": stats},
+                     clinlab.models | {"Potassium": replace(clinlab.models["Potassium"], regressor=None, forest=None)})
+    items = held_out_items(lab_store, served).filter(exam_name="Potassium")
+    by_predictor = {p: g["predicted"].to_list() for (p,), g in items.group_by("predictor")}
+    assert by_predictor["clinlab"] == by_predictor["population_median"] == [4.2] * 20

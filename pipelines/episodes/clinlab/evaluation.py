@@ -4,7 +4,8 @@ Items: every test-split case's recorded numeric value of every lab ClinLab has a
 the lab's training unit, each masked in turn (leave-one-out: the value is predicted from the
 case's age, sex and other labs; ClinLab's model of a lab never takes that lab as a feature). Both
 predictors answer the same items: ``clinlab`` and ``population_median`` (the lab's train-split
-median in the same unit). One row per predictor and lab, and one ``ALL`` row pooling every item.
+median in the same unit, at its recorded precision as ClinLab reports a value, so that a lab
+ClinLab serves its median scores alike for both, not by a rounding's luck). One row per predictor and lab, and one ``ALL`` row pooling every item.
 With y the recorded value, ŷ the prediction, [lo, hi] the recorded item's reference range:
 
 * ``n``: items;
@@ -68,7 +69,7 @@ def held_out_items(store: CaseStore, clinlab: ClinLab, split: str = "test") -> p
                     "ref_low": [r.ref_low for _, r in held], "ref_high": [r.ref_high for _, r in held],
                     "abnormal": [r.abnormal for _, r in held]}
         for predictor, predicted in (("clinlab", clinlab.predict(name, [inputs[i] for i, _ in held])),
-                                     ("population_median", np.full(len(held), stats.median))):
+                                     ("population_median", np.full(len(held), stats.reported_median))):
             parts.append(pl.DataFrame(recorded | {"predictor": predictor, "predicted": predicted}, schema=ITEM_SCHEMA))
     items = pl.concat(parts) if parts else pl.DataFrame(schema=ITEM_SCHEMA)
     by_lab = ("predictor", "exam_name")

@@ -39,6 +39,12 @@ class LabStats:
     decimals: int
     n: int  # training cases with a value in this unit
 
+    @property
+    def reported_median(self) -> float:
+        """The median at the lab's recorded precision, as a laboratory reports a value: what ClinLab
+        serves for a lab whose model is its median, and what the population-median baseline predicts."""
+        return float(np.round(self.median, self.decimals))
+
     def in_unit(self, result: ExamResult) -> bool:
         return unit_key(result.unit) == unit_key(self.unit)
 

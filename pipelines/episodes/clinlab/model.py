@@ -107,7 +107,7 @@ class ClinLab:
         """``exam_name``'s predicted values for ``cases``, rounded to the lab's recorded precision."""
         model, stats = self.models[exam_name], self.stats[exam_name]
         if model.regressor is None:
-            return np.round(np.full(len(cases), stats.median), stats.decimals)
+            return np.full(len(cases), stats.reported_median)
         predicted = model.forest.predict(design(cases, model.features))
         return np.round(np.exp(predicted) if model.log else predicted, stats.decimals)
 
