@@ -13,8 +13,12 @@ A candidate case is kept when a doctor has something to start from and something
    (a raised white count for an infection) beside a key opening complaint (diarrhoea for an
    intestinal infection): a white count alone does not point to the gut. SICdb ships no
    reference ranges: no result of it is abnormal or normal, so the rule cannot judge its cases
-   (they are structured-only, item 4);
-4. for a record source (MIMIC-IV, SICdb: ``Source.record``), an opening complaint: a disclosed
+   (they are structured-only, item 5);
+4. for a record source (MIMIC-IV, SICdb: ``Source.record``) whose diagnosis only an examination
+   establishes (``diagnostic_tests.csv``: a tumour, a pulmonary embolism or a stroke on imaging, an
+   arrhythmia on the ECG), a recorded result of such an exam (stage ``diagnostic_test``); a MedQA
+   vignette states its findings;
+5. for a record source, an opening complaint: a disclosed
    ``chief_complaint`` unit, from the discharge note or ED triage (stage ``opening_complaint``).
    ``Settings.structured_only`` (env
    ``CLINVERSE_STRUCTURED_ONLY``) names the sources whose cases without one are kept anyway,
@@ -32,14 +36,15 @@ import polars as pl
 
 import schemas
 from pipelines.content.associations import FILE as ASSOCIATIONS_FILE
-from pipelines.content.associations import associated_exams
+from pipelines.content.associations import TESTS_FILE, associated_exams, required_tests
 from pipelines.sources.registry import FLAGGED_SOURCES, RECORD_SOURCES
 
 SUFFICIENCY = "evidence_sufficiency"
 DIAGNOSIS_EVIDENCE = "diagnosis_evidence"
+DIAGNOSTIC_TEST = "diagnostic_test"
 OPENING_COMPLAINT = "opening_complaint"
 COUNTS = ("n_units", "n_hidden", "n_exams", "n_complaints", "n_key_complaints", "n_key_hidden",
-          "n_associated_exams", "n_nonspecific_exams")
+          "n_associated_exams", "n_nonspecific_exams", "n_diagnostic_tests")
 
 
 @dataclass(frozen=True)
@@ -53,7 +58,9 @@ def evidence_counts(skeleton: pl.DataFrame, units: pl.LazyFrame, exams: pl.LazyF
     ``n_complaints`` (disclosed chief complaints; ``n_key_complaints`` of them key), ``n_key_hidden``
     (hidden key units), ``n_associated_exams`` and ``n_nonspecific_exams`` (distinct exams with an
     abnormal recorded result associated with the skeleton's primary code as defining or only as
-    nonspecific evidence)."""
+    nonspecific evidence), ``n_diagnostic_tests`` (distinct exams with a recorded result that
+    establish the primary code, ``diagnostic_tests.csv``) and ``diagnostic_tests`` (those exams,
+    ``|`` separated; null when no examination is required)."""
     complaint = (pl.col("category") == "chief_complaint") & pl.col("disclosed")
     unit_counts = units.group_by("case_id").agg(
         pl.len().alias("n_units"), (~pl.col("disclosed")).sum().alias("n_hidden"),
@@ -71,8 +78,20 @@ def evidence_counts(skeleton: pl.DataFrame, units: pl.LazyFrame, exams: pl.LazyF
                                  pl.col("exam_name").filter(~pl.col("specific")).n_unique()
                                  .alias("n_nonspecific_exams"))
     )
+    codes = primaries["primary_icd10"].unique().sort().to_list()
+    tests = required_tests(codes)
+    required = primaries.join(tests.group_by("primary_icd10").agg(
+        pl.col("exam_name").sort().str.join("|").alias("diagnostic_tests")), on="primary_icd10")
+    established = (
+        exams.filter(pl.col("origin") == "recorded").join(primaries.lazy(), on="case_id")
+        .join(tests.lazy(), on=["primary_icd10", "exam_name"])
+        .group_by("case_id").agg(pl.col("exam_name").n_unique().alias("n_diagnostic_tests"))
+    )
     return (unit_counts.join(exam_counts, on="case_id", how="full", coalesce=True)
-            .join(associated, on="case_id", how="full", coalesce=True).collect())
+            .join(associated, on="case_id", how="full", coalesce=True)
+            .join(established, on="case_id", how="full", coalesce=True)
+            .join(required.lazy().select("case_id", "diagnostic_tests"), on="case_id", how="full", coalesce=True)
+            .collect())
 
 
 def lacks_diagnosis_evidence() -> pl.Expr:
@@ -83,8 +102,14 @@ def lacks_diagnosis_evidence() -> pl.Expr:
             & (pl.col("n_associated_exams") == 0) & ~nonspecific)
 
 
+def lacks_diagnostic_test() -> pl.Expr:
+    """Rule 4 fails: a record-source case whose diagnosis only an examination establishes records none."""
+    return (pl.col("source").is_in(RECORD_SOURCES) & pl.col("diagnostic_tests").is_not_null()
+            & (pl.col("n_diagnostic_tests") == 0))
+
+
 def lacks_complaint() -> pl.Expr:
-    """A record-source case without a disclosed chief complaint (rule 4; kept only as structured-only)."""
+    """A record-source case without a disclosed chief complaint (rule 5; kept only as structured-only)."""
     return pl.col("source").is_in(RECORD_SOURCES) & (pl.col("n_complaints") == 0)
 
 
@@ -107,7 +132,7 @@ def curate(skeleton: pl.DataFrame, skeleton_exclusions: pl.DataFrame, presentati
         .with_columns(pl.col(*COUNTS).fill_null(0))
     )
     short = (pl.col("n_hidden") < pl.col("min_hidden_units")) | (pl.col("n_exams") < pl.col("min_exams"))
-    unassociated, no_complaint = lacks_diagnosis_evidence(), lacks_complaint()
+    unassociated, untested, no_complaint = lacks_diagnosis_evidence(), lacks_diagnostic_test(), lacks_complaint()
     rules = [
         (pl.col("presentation").is_null(), "presentation", pl.lit("no opening presentation could be composed")),
         (short, SUFFICIENCY, pl.format(
@@ -118,6 +143,9 @@ def curate(skeleton: pl.DataFrame, skeleton_exclusions: pl.DataFrame, presentati
             f"abnormal result is defining evidence of the diagnosis ({ASSOCIATIONS_FILE}), and its {{}} nonspecific "
             "one(s) have no key opening complaint beside them",
             pl.coalesce("primary_icd10", "diagnosis_name"), "n_exams", "n_nonspecific_exams")),
+        (untested, DIAGNOSTIC_TEST, pl.format(
+            f"{{}} is established by an examination that the case does not record (any of: {{}}; {TESTS_FILE})",
+            "primary_icd10", pl.col("diagnostic_tests").str.replace_all("|", ", ", literal=True))),
         (no_complaint & ~pl.col("source").is_in(list(structured_only)), OPENING_COMPLAINT, pl.format(
             "no opening complaint (no chief complaint in a discharge note or ED triage) to start from; "
             "CLINVERSE_STRUCTURED_ONLY={} keeps such cases, marked structured_only", "source")),

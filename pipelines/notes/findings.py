@@ -13,6 +13,11 @@
 * Imaging: only the FINDINGS section of radiology reports (the impression names diagnoses). The exam
   name comes from radiology_detail's ``exam_name`` when given, else from the EXAMINATION line, and is
   normalised (:func:`imaging_exam_name`); abnormal unless every finding is negated or normal.
+* ECG: MIMIC-IV-Note has no ECG reports, but a discharge summary tells the presenting ECG where it
+  tells the presentation ("ECG in the ED showed ...", "EKG with lateral TWI, no STE"). Each clause
+  of the HPI or ED course that mentions one (:func:`ecg_clauses`) is read, and a note's clauses
+  together are its ``Electrocardiogram`` result; abnormal when ConText leaves an abnormal ECG
+  finding unnegated ("no STE" is not one).
 
 Every text is scrubbed of the case's diagnosis (:func:`pipelines.leakage.scrub`) before it is kept.
 """
@@ -26,7 +31,7 @@ import polars as pl
 from spacy.language import Language
 
 from pipelines.leakage import diagnosis_terms, has_content, scrub
-from pipelines.notes.lexicon import EXAM_SYSTEMS, IMAGING_BODY_PARTS, IMAGING_MODALITIES, VITAL_LABELS
+from pipelines.notes.lexicon import ECG_MENTIONS, EXAM_SYSTEMS, IMAGING_BODY_PARTS, IMAGING_MODALITIES, VITAL_LABELS
 from pipelines.notes.sections import CONTEXT, LINE_BREAKS, SENTENCES, TARGETS, build_nlp
 from pipelines.notes.tables import REMOVAL_COLUMNS
 
@@ -206,6 +211,28 @@ def _exam_name_by_note(sections: pl.DataFrame, radiology_detail: pl.DataFrame | 
     return names
 
 
+# ----------------------------------------------------------------------------------------- ECG
+
+ECG = "Electrocardiogram"
+ECG_SECTIONS = ("hpi", "ed_course")  # where a discharge summary tells the presentation
+_ECG_MENTION = re.compile(r"\b(?:" + "|".join(re.escape(m) for m in ECG_MENTIONS) + r")(?![\w-])", re.I)
+_CLAUSE_END = re.compile(r"[.;](?=\s|$)|\n\s*\n")
+
+
+def ecg_clauses(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each clause that tells an ECG: from its mention to the end of the clause (a
+    full stop or a semicolon), when it says more than the mention ("EKG NSR", not a bare "ECG")."""
+    spans = []
+    for m in _ECG_MENTION.finditer(text):
+        if spans and m.start() < spans[-1][1]:
+            continue  # a second mention in the same clause
+        end = _CLAUSE_END.search(text, m.end())
+        stop = end.start() if end else len(text)
+        if re.search(r"\w", text[m.end():stop]):
+            spans.append((m.start(), stop))
+    return spans
+
+
 # ------------------------------------------------------------------------------------ assembly
 
 
@@ -233,7 +260,7 @@ def exam_findings_and_removals(
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(exam_results rows, leakage_removals rows) from the exam sections of the cases' notes."""
     nlp = nlp or build_nlp()
-    exam_sections = ["physical_exam_admission", "physical_exam", "findings"]
+    exam_sections = ["physical_exam_admission", "physical_exam", "findings", *ECG_SECTIONS]
     rows = (
         sections.filter(pl.col("section").is_in(exam_sections))
         .with_columns(pl.col("section").eq("physical_exam_admission").any().over("note_id").alias("_has_adm"))
@@ -246,10 +273,31 @@ def exam_findings_and_removals(
     results: list[dict[str, object]] = []
     judged: list[int] = []  # indices of text rows whose abnormal flag ConText decides
     removals: list[dict[str, object]] = []
+    ecgs: dict[tuple[str, str], tuple[list[str], list[tuple[str, int, int]]]] = {}  # (case, note) -> terms, clauses
+
+    def finding(case_id: str, name: str, kind: str, original: str, ref: str, terms: list[str]) -> None:
+        """One text result, scrubbed of the diagnosis; dropped when nothing is left of it."""
+        value, mentions = scrub(original, terms)
+        kept = has_content(value)
+        removals.extend(
+            {"case_id": case_id, "source_ref": ref, "term": m.term, "original_snippet": original,
+             "action": "removed_clause" if kept else "dropped_finding"}
+            for m in mentions
+        )
+        if kept:
+            judged.append(len(results))
+            results.append({"case_id": case_id, "exam_name": name, "kind": kind, "value_num": None,
+                            "value_text": value, "unit": None, "ref_low": None, "ref_high": None,
+                            "abnormal": None, "source_ref": ref})
+
     for rec in rows.iter_rows(named=True):
         case_id, note_id, base, text = rec["case_id"], rec["note_id"], rec["start"], rec["text"]
         terms = diagnosis_terms(rec["diagnosis_name"], rec.get("acceptable_names"), rec.get("primary_icd10"),
                                 rec.get("icd10_title"))
+        if rec["section"] in ECG_SECTIONS:
+            ecgs.setdefault((case_id, note_id), (terms, []))[1].extend(
+                (" ".join(text[s:e].split()), base + s, base + e) for s, e in ecg_clauses(text))  # one line
+            continue
         if rec["section"] == "findings":
             pieces = [(imaging_exam_name(exam_names.get(note_id)), "imaging", 0, len(text))]
         else:
@@ -260,19 +308,11 @@ def exam_findings_and_removals(
                 for row in parse_vitals(text[s:e], base + s, note_id):
                     results.append({"case_id": case_id, **row})
                 continue
-            original = _clean(text[s:e])
-            value, mentions = scrub(original, terms)
-            kept = has_content(value)
-            removals += [
-                {"case_id": case_id, "source_ref": ref, "term": m.term, "original_snippet": original,
-                 "action": "removed_clause" if kept else "dropped_finding"}
-                for m in mentions
-            ]
-            if kept:
-                judged.append(len(results))
-                results.append({"case_id": case_id, "exam_name": name, "kind": kind, "value_num": None,
-                                "value_text": value, "unit": None, "ref_low": None, "ref_high": None,
-                                "abnormal": None, "source_ref": ref})
+            finding(case_id, name, kind, _clean(text[s:e]), ref, terms)
+    for (case_id, note_id), (terms, clauses) in ecgs.items():  # a note's presenting ECG, in one result
+        if clauses:
+            finding(case_id, ECG, "ecg", "; ".join(c for c, _, _ in clauses),
+                    f"{note_id}:{clauses[0][1]}-{clauses[-1][2]}", terms)
     for i, abnormal in zip(judged, _abnormal(nlp, [str(results[i]["value_text"]) for i in judged])):
         results[i]["abnormal"] = abnormal
     exams = pl.DataFrame([{**r, "offset_hours": None, "origin": "recorded"} for r in results], schema=EXAM_COLUMNS)

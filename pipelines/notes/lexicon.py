@@ -13,8 +13,8 @@ from pipelines.datafiles import Record, yaml_record
 
 _LEXICON = yaml_record(__package__, "lexicon.yaml", (
     "abbreviations", "exam_systems", "vital_labels", "abnormal_findings", "normal_findings", "imaging_modalities",
-    "imaging_body_parts", "period_abbreviations", "continuation_words", "encounter_events", "history_cues",
-    "context_pseudo",
+    "imaging_body_parts", "ecg_mentions", "period_abbreviations", "continuation_words", "encounter_events",
+    "history_cues", "context_pseudo",
 ), text=True)
 
 
@@ -73,6 +73,7 @@ NORMAL_FINDINGS: list[str] = list(_LEXICON.texts("normal_findings", distinct=Tru
 # (name, pattern) of radiology exam titles, in the order they are tried.
 IMAGING_MODALITIES = _patterns("imaging_modalities")
 IMAGING_BODY_PARTS = _patterns("imaging_body_parts")
+ECG_MENTIONS: tuple[str, ...] = _LEXICON.texts("ecg_mentions", distinct=True)
 PERIOD_ABBREVIATIONS: tuple[str, ...] = _LEXICON.texts("period_abbreviations", distinct=True)
 CONTINUATION_WORDS = frozenset(_LEXICON.texts("continuation_words", distinct=True))
 # HPI clauses about the encounter (ED course, treatment, procedures, results) and the cues that

@@ -2,8 +2,8 @@ import polars as pl
 import pytest
 
 import schemas
-from pipelines.content.associations import associated_exams, exam_associations
-from pipelines.content.cases import DIAGNOSIS_EVIDENCE, OPENING_COMPLAINT, curate, evidence_counts
+from pipelines.content.associations import associated_exams, diagnostic_tests, exam_associations, required_tests
+from pipelines.content.cases import DIAGNOSIS_EVIDENCE, DIAGNOSTIC_TEST, OPENING_COMPLAINT, curate, evidence_counts
 from pipelines.datafiles import DataFileError
 
 RULES = {"mimic_iv": (3, 3), "sicdb": (3, 3), "medqa": (3, 3)}
@@ -32,11 +32,12 @@ def _exams(rows):
 
 
 def _complete(case_id, key=True):
-    """A complaint, three hidden units (one key unless ``key`` is False), three exams."""
+    """A complaint, three hidden units (one key unless ``key`` is False), three exams (a chest X-ray
+    among them, which a pneumonia case needs: diagnostic_tests.csv)."""
     units = [(case_id, True, "chief_complaint", "key"), (case_id, False, "hpi", "key" if key else "supporting"),
              (case_id, False, "pmh", "supporting"), (case_id, False, "social", "background")]
     exams = [(case_id, "Hemoglobin", False, "recorded"), (case_id, "Sodium", False, "recorded"),
-             (case_id, "Glucose", False, "recorded")]
+             (case_id, "Chest X-ray", False, "recorded")]
     return units, exams
 
 
@@ -49,7 +50,7 @@ def test_sufficiency_keeps_cases_with_enough_hidden_units_and_exams():
         units += u
         exams += e
     units = [u for u in units if not (u[0] == ids[1] and u[2] in ("pmh", "social"))]  # 1 hidden unit left
-    exams = [e for e in exams if not (e[0] == ids[2] and e[1] != "Hemoglobin")]  # 1 exam left
+    exams = [e for e in exams if not (e[0] == ids[2] and e[1] != "Chest X-ray")]  # 1 exam left
     counts = evidence_counts(skeleton, _units(units).lazy(), _exams(exams).lazy())
     presentations = pl.DataFrame({"case_id": ids[:3], "presentation": ["A 60-year-old woman."] * 3})
     prior = pl.DataFrame({"case_id": ["c_00000000000000ff"], "source": ["mimic_iv"], "stage": ["case_skeleton"],
@@ -130,6 +131,52 @@ def test_a_vignette_needs_neither_a_complaint_unit_nor_an_associated_exam():
                      pl.DataFrame({"case_id": [case], "presentation": ["A 60-year-old woman comes with a cough."]}),
                      evidence_counts(skeleton, _units(units).lazy(), _exams(exams).lazy()), RULES)
     assert curated.cases["structured_only"].to_list() == [False]
+
+
+@pytest.mark.parametrize("source, imaging, stage", [("mimic_iv", None, DIAGNOSTIC_TEST), ("mimic_iv", "CT chest", None),
+                                                    ("sicdb", None, DIAGNOSTIC_TEST), ("medqa", None, None)])
+def test_a_record_case_whose_diagnosis_only_an_examination_establishes_needs_one(source, imaging, stage):
+    """Pneumonia is shown on chest imaging: a record case without it cannot be reached, whatever its
+    history and its white count say. A vignette states its findings."""
+    skeleton = _skeleton([1], source=source)
+    case = skeleton["case_id"][0]
+    units, exams = _complete(case)
+    exams = [e for e in exams if e[1] != "Chest X-ray"] + [(case, "White blood cell count", True, "recorded")]
+    if imaging:
+        exams.append((case, imaging, None, "recorded"))  # a recorded result establishes it, flagged or not
+    curated = curate(skeleton, pl.DataFrame(schema=schemas.empty("excluded_cases").schema),
+                     pl.DataFrame({"case_id": [case], "presentation": ["A 60-year-old woman with a cough."]}),
+                     evidence_counts(skeleton, _units(units).lazy(), _exams(exams).lazy()), RULES, ("sicdb",))
+    assert curated.cases.height == int(stage is None)
+    if stage:
+        row = curated.excluded.row(0, named=True)
+        assert row["stage"] == stage
+        assert row["reason"] == ("J18.9 is established by an examination that the case does not record "
+                                 "(any of: CT chest, Chest X-ray; diagnostic_tests.csv)")
+
+
+def test_only_a_predicted_result_does_not_establish_a_diagnosis():
+    skeleton = _skeleton([1])
+    case = skeleton["case_id"][0]
+    units, exams = _complete(case)
+    exams = [(c, name, flag, "predicted" if name == "Chest X-ray" else origin) for c, name, flag, origin in exams]
+    counts = evidence_counts(skeleton, _units(units).lazy(), _exams(exams).lazy())
+    assert counts["n_diagnostic_tests"].fill_null(0).to_list() == [0]
+    assert counts["diagnostic_tests"].to_list() == ["CT chest|Chest X-ray"]
+
+
+def test_diagnostic_tests_name_catalog_exams_and_only_diagnoses_an_examination_establishes(tmp_path):
+    assert diagnostic_tests()
+    required = required_tests(["C34.90", "I48.91", "I26.99", "I21.4", "N17.9", "C92.00", "I63.40"])
+    by_code = {code: set(g["exam_name"]) for (code,), g in required.group_by("primary_icd10")}
+    assert by_code["I48.91"] == {"Electrocardiogram"} and by_code["I26.99"] == {"CT chest"}
+    assert "CT chest" in by_code["C34.90"]
+    # Troponin reaches an infarct, creatinine a kidney injury, the blood count a leukaemia, a sudden
+    # focal deficit the block of a stroke.
+    assert not {"I21.4", "N17.9", "C92.00", "I63.40"} & set(by_code)
+    (tmp_path / "diagnostic_tests.csv").write_text("diagnoses,exams,why\nI26,CT chset,misspelt\n")
+    with pytest.raises(DataFileError, match="CT chset"):
+        diagnostic_tests(tmp_path)
 
 
 def test_exam_associations_name_catalog_exams_and_match_code_ranges(tmp_path):

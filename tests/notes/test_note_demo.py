@@ -80,7 +80,7 @@ def test_demo_units_and_exams_are_clean(demo: dict[str, pl.DataFrame], sections:
     exams, exam_removals = exam_findings_and_removals(sections, demo["note_cases"], demo["detail"], nlp)
     assert units["case_id"].n_unique() >= 0.9 * demo["notes"].filter(pl.col("note_type") == "DS").height
     assert set(units["category"]) >= {"chief_complaint", "hpi", "pmh", "allergy"}
-    assert set(exams["kind"]) == {"vital", "physical_exam", "imaging"}
+    assert set(exams["kind"]) == {"vital", "physical_exam", "imaging", "ecg"}  # the presenting ECG of the HPI
     terms = {
         row["case_id"]: diagnosis_terms(row["diagnosis_name"], row["acceptable_names"], row["primary_icd10"], None)
         for row in demo["cases"].iter_rows(named=True)

@@ -17,6 +17,7 @@ from note_texts import (
 
 import schemas
 from pipelines.notes.findings import (
+    ecg_clauses,
     exam_findings_and_removals,
     exam_lines,
     imaging_exam_name,
@@ -154,3 +155,44 @@ def test_exam_lines_labels_and_continuations() -> None:
     labels = [(label, text[s:e]) for label, s, e in exam_lines(text)]
     assert labels == [("vitals", "98 80 120/80 16 99"), ("General appearance", "NAD"),
                       ("Lung exam", "rales at\n  the bases"), ("Neurologic exam", "nonfocal")]
+
+
+def _presenting_ecg(nlp, ecg: str, cases: pl.DataFrame) -> tuple[str, pl.DataFrame, pl.DataFrame]:
+    """The discharge note with ``ecg`` told in its HPI, and its ECG results and removals."""
+    note = DISCHARGE_NOTE.replace("Troponin was 2.3", f"{ecg} Troponin was 2.3")
+    sections = section_notes(pl.DataFrame({"note_id": [NOTE_ID], "text": [note]}), nlp=nlp)
+    exams, removals = exam_findings_and_removals(sections, cases, None, nlp)
+    return note, exams.filter(pl.col("exam_name") == "Electrocardiogram"), removals
+
+
+@pytest.mark.parametrize("told, value, abnormal", [
+    ("EKG with lateral TWI, no STE.", "EKG with lateral TWI, no STE", True),
+    ("Orthostatics negative; EKG NSR.", "EKG NSR", False),
+    ("ECG with new ST\ndepressions in the lateral leads.", "ECG with new ST depressions in the lateral leads", True),
+    ("ECG showed 1.5 mm ST depressions in V4-V6; repeat ECG without ST elevations.",
+     "ECG showed 1.5 mm ST depressions in V4-V6; ECG without ST elevations", True),
+])
+def test_the_presenting_ecg_told_in_the_hpi_is_a_result(nlp, told, value, abnormal) -> None:
+    """MIMIC-IV-Note has no ECG reports: a discharge summary tells the presenting ECG in the HPI or
+    ED course. Its clauses are one Electrocardiogram result; "no STE" is no abnormal finding."""
+    note, ecg, _ = _presenting_ecg(nlp, told, nstemi_cases([NOTE_ID]))
+    assert ecg.select("kind", "value_text", "abnormal", "origin").rows() == [("ecg", value, abnormal, "recorded")]
+    start, end = map(int, ecg["source_ref"][0].split(":")[1].split("-"))
+    span = " ".join(note[start:end].split())  # the note's span of the clauses, on one line
+    assert span.startswith(value.split(";")[0]) and span.endswith(value.split(" ")[-1])
+
+
+def test_a_presenting_ecg_is_scrubbed_of_the_diagnosis(nlp) -> None:
+    cases = nstemi_cases([NOTE_ID]).with_columns(
+        diagnosis_name=pl.lit("Atrial fibrillation"), acceptable_names=pl.lit(["AFib with RVR"]),
+        primary_icd10=pl.lit("I48.91"), icd10_title=pl.lit("Unspecified atrial fibrillation"))
+    _, ecg, removals = _presenting_ecg(
+        nlp, "ECG in the ED showed atrial fibrillation, irregularly irregular at 140s without P waves.", cases)
+    assert "fibrillation" not in ecg["value_text"][0] and "irregularly irregular at 140s" in ecg["value_text"][0]
+    assert ecg["abnormal"].to_list() == [True]
+    assert "atrial fibrillation" in removals["term"].str.to_lowercase().to_list()
+
+
+def test_ecg_clauses_run_from_the_mention_to_the_end_of_the_clause() -> None:
+    text = "Seen in the ED. An ECG. EKG: sinus tachycardia at 1.5x baseline; no ischemia.\n\nECG"
+    assert [text[s:e] for s, e in ecg_clauses(text)] == ["EKG: sinus tachycardia at 1.5x baseline"]
