@@ -31,7 +31,8 @@ def played(real_demo_warehouse, tmp_path_factory) -> Warehouse:
 def test_every_test_case_gets_an_episode_from_each_offline_doctor(played):
     store = CaseStore.from_warehouse(played)
     test_cases = sorted(store.case_ids("test"))
-    assert len(test_cases) >= 15  # 17 of the demo's 91 structured-only cases when written
+    assert len(test_cases) >= 12  # 14 of the demo's 76 structured-only cases when written (17 of 91 before
+    # pipelines/content/diagnostic_tests.csv left out diagnoses that the demo's missing imaging and ECGs establish)
     for doctor in DOCTORS:
         run_id = RunSpec(doctor=doctor).id
         episodes = played.read_partition("episodes", run_id)
@@ -73,17 +74,18 @@ def test_the_stress_test_discloses_nothing_dual_layer_with_self_check(real_demo_
 
 
 def test_clinlab_is_ahead_of_the_population_median_on_the_robust_overall_metrics(real_demo_warehouse):
-    """Mean MAPE and pooled MAE are left out here: on the real demo's 17 test cases (609 held-out
+    """Mean MAPE and pooled MAE are left out here: on the real demo's 14 test cases (454 held-out
     values) a few values decide them. One neutropenic patient's neutrophil count of 0.08 K/uL
-    decides mean MAPE; 17 platelet counts and 16 glucose values decide pooled MAE, whose difference
-    an item bootstrap put at +0.67 (95 % interval -0.22 to +1.61) when this was written: noise,
-    either way. NormRefErr is the same absolute error in each lab's own scale. Every metric is
-    checked on the generated demo (tests/episodes/test_clinlab.py), and the build's
-    ``clinlab_beats_the_baseline_overall`` check holds on a generated 5,000-admission build."""
+    decided mean MAPE when this was first written; a few platelet counts and glucose values decide
+    pooled MAE, whose difference an item bootstrap put at +1.12 (95 % interval -0.09 to +2.53) at
+    the last count, with ClinLab ahead on mean MAPE (-0.020, -0.051 to +0.008). NormRefErr is the
+    same absolute error in each lab's own scale. Every metric is checked on the generated demo
+    (tests/episodes/test_clinlab.py), and the build's ``clinlab_beats_the_baseline_overall`` check
+    holds on a generated 5,000-admission build."""
     overall = {r["predictor"]: r for r in real_demo_warehouse.read("clinlab_eval")
                .filter(pl.col("exam_name") == "ALL").iter_rows(named=True)}
     model, baseline = overall["clinlab"], overall["population_median"]
-    assert model["n"] == baseline["n"] > 500
+    assert model["n"] == baseline["n"] > 400
     for metric in ("median_mape", "norm_ref_err", "wasserstein"):
         assert model[metric] < baseline[metric], metric
     assert model["anomaly_recall"] > baseline["anomaly_recall"]
@@ -91,10 +93,10 @@ def test_clinlab_is_ahead_of_the_population_median_on_the_robust_overall_metrics
 
 def test_with_the_ed_module_diagnosis_accuracy_orders_the_offline_doctors(real_ed_demo_warehouse, tmp_path):
     """The triage complaint gives a doctor something to start from, and the diagnostic criteria
-    name diagnoses the 41 train cases do not hold (most of the 15 test diagnoses). On 15 cases one
-    lucky guess of the random doctor is 1/15, so each doctor's block accuracy is its mean over
-    ACCURACY_SEEDS: full_info 0.333, retrieval 0.080, random 0.013 when this was written (at the
-    default seed alone random guessed the one sepsis case and tied retrieval at 1/15).
+    name diagnoses the 33 train cases may not hold (the 10 test cases have few precedents). On 10 cases one
+    lucky guess of the random doctor is 1/10, so each doctor's block accuracy is its mean over
+    ACCURACY_SEEDS: full_info 0.400, retrieval 0.100, random 0.040 at the last count (random
+    guessed one case at two of the five seeds and tied retrieval there).
     Deterministic, so a change that reverses the order shows here."""
     home = shutil.copytree(real_ed_demo_warehouse.home, tmp_path / "home", symlinks=True)
     warehouse, accuracy = Warehouse(home), {}
