@@ -5,7 +5,8 @@ the lab's training unit, each masked in turn (leave-one-out: the value is predic
 case's age, sex and other labs; ClinLab's model of a lab never takes that lab as a feature). Both
 predictors answer the same items: ``clinlab`` and ``population_median`` (the lab's train-split
 median in the same unit, at its recorded precision as ClinLab reports a value, so that a lab
-ClinLab serves its median scores alike for both, not by a rounding's luck). One row per predictor and lab, and one ``ALL`` row pooling every item.
+ClinLab serves its median scores alike for both, not by a rounding's luck). One row per
+predictor and lab, and one ``ALL`` row pooling every item.
 With y the recorded value, ŷ the prediction, [lo, hi] the recorded item's reference range:
 
 * ``n``: items;
