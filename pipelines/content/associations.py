@@ -20,7 +20,7 @@ import polars as pl
 
 from pipelines.datafiles import Record, Root, csv_records
 from pipelines.exams.vocabulary import exams as vocabulary
-from pipelines.units.code_ranges import in_range, parse_ranges
+from pipelines.units.code_ranges import in_ranges, parse_ranges
 
 FILE = "exam_associations.csv"
 TESTS_FILE = "diagnostic_tests.csv"
@@ -35,7 +35,7 @@ class ExamAssociation:
     why: str
 
     def holds(self, code: str) -> bool:
-        return any(in_range(code, first, last) for first, last in self.diagnoses)
+        return in_ranges(code, self.diagnoses)
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class DiagnosticTest:
     why: str
 
     def holds(self, code: str) -> bool:
-        return any(in_range(code, first, last) for first, last in self.diagnoses)
+        return in_ranges(code, self.diagnoses)
 
 
 def _exams(record: Record, known: frozenset[str]) -> tuple[str, ...]:

@@ -50,6 +50,11 @@ def in_range(code: str, first: str, last: str) -> bool:
     return first <= code[: len(first)] and code[: len(last)] <= last
 
 
+def in_ranges(code: str, ranges: tuple[tuple[str, str], ...]) -> bool:
+    """``code`` lies in one of ``ranges`` (as :func:`parse_ranges` reads them)."""
+    return any(in_range(code, first, last) for first, last in ranges)
+
+
 @dataclass(frozen=True)
 class CodeRanges(Generic[T]):
     """Rows ``(first, last, value)`` in file order; :meth:`find` is the value of the first row holding a code.

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from pipelines.datafiles import Record, csv_records
-from pipelines.units.code_ranges import in_range, parse_ranges
+from pipelines.units.code_ranges import in_ranges, parse_ranges
 
 TERM_CATEGORIES = ("chief_complaint", "hpi", "ros")
 KINDS = ("condition", "drug", "term")
@@ -31,7 +31,7 @@ class Association:
     why: str
 
     def holds_diagnosis(self, code: str | None) -> bool:
-        return bool(code) and any(in_range(code, a, b) for a, b in self.diagnoses)
+        return bool(code) and in_ranges(code, self.diagnoses)
 
 
 def _association(record: Record) -> Association:
@@ -56,7 +56,7 @@ ASSOCIATIONS: tuple[Association, ...] = tuple(
 def _unit_side(units: pl.DataFrame, a: Association) -> pl.DataFrame:
     if a.kind == "condition":
         concepts = units.filter(pl.col("concept_key").str.starts_with("icd10:")).select("concept_key").unique()
-        hit = [k for k in concepts["concept_key"] if any(in_range(k[6:], f, l) for f, l in a.codes)]
+        hit = [k for k in concepts["concept_key"] if in_ranges(k[6:], a.codes)]
         return units.filter(pl.col("concept_key").is_in(hit))
     if a.kind == "drug":
         return units.filter(pl.col("concept_key").str.contains(a.pattern))
