@@ -14,11 +14,12 @@ reported on its own as ``synthea_pool_s``. The timed builds still read the pool 
 ``episodes_per_s_per_core``: offline episodes (``retrieval`` doctor, offline patient) per second in
 this one process's CPU time, on every case of the first scale's warehouse, over three seeds as a
 study plays them (issue goal: at least 200, 1,000); ``first_pass_episodes_per_s_per_core``: the first
-seed alone, every cache cold. ``llm_overhead_ms_per_request``: the environment's own CPU time per LLM request against a
-loopback server that answers at once, with 64 requests in flight (benchmarks/llm_overhead.py; goal
-under 5 ms). ``evaluate_all_s``: `clinverse evaluate`'s whole offline study (every protocol, the
-``retrieval`` doctor) on the first scale's warehouse; ``scores_per_s``: episodes the offline judge
-scores per second, re-scoring that study's runs (pipelines/evaluation/scores.py).
+seed alone, every cache cold. ``llm_overhead_ms_per_request``: the environment's own CPU time per
+LLM request against a loopback server that answers at once, with 64 requests in flight
+(benchmarks/llm_overhead.py; goal under 5 ms). ``evaluate_all_s``: `clinverse evaluate`'s whole
+offline study (every protocol, the ``retrieval`` doctor) on the first scale's warehouse;
+``scores_per_s``: episodes the offline judge scores per second, re-scoring that study's runs
+(pipelines/evaluation/scores.py).
 
 Where the time goes comes from the build itself: the runner's report of every step's Dagster
 duration and every asset's materialisation metadata (pipelines/runner.py), not a second timer.

@@ -15,8 +15,8 @@ A candidate case is kept when a doctor has something to start from and something
    reference ranges: no result of it is abnormal or normal, so the rule cannot judge its cases
    (they are structured-only, item 5);
 4. for a record source (MIMIC-IV, SICdb: ``Source.record``) whose diagnosis only an examination
-   establishes (``diagnostic_tests.csv``: a tumour, a pulmonary embolism or a stroke on imaging, an
-   arrhythmia on the ECG), a recorded result of such an exam (stage ``diagnostic_test``); a MedQA
+   establishes (``diagnostic_tests.csv``: a tumour, a pulmonary embolism or pneumonia on imaging,
+   an arrhythmia on the ECG), a recorded result of such an exam (stage ``diagnostic_test``); a MedQA
    vignette states its findings;
 5. for a record source, an opening complaint: a disclosed
    ``chief_complaint`` unit, from the discharge note or ED triage (stage ``opening_complaint``).
@@ -70,7 +70,8 @@ def evidence_counts(skeleton: pl.DataFrame, units: pl.LazyFrame, exams: pl.LazyF
     )
     exam_counts = exams.group_by("case_id").agg(pl.col("exam_name").n_unique().alias("n_exams"))
     primaries = skeleton.select("case_id", "primary_icd10").filter(pl.col("primary_icd10").is_not_null())
-    pairs = associated_exams(primaries["primary_icd10"].unique().sort().to_list())
+    codes = primaries["primary_icd10"].unique().sort().to_list()
+    pairs = associated_exams(codes)
     associated = (
         exams.filter(pl.col("abnormal").fill_null(False) & (pl.col("origin") == "recorded"))
         .join(primaries.lazy(), on="case_id").join(pairs.lazy(), on=["primary_icd10", "exam_name"])
@@ -78,7 +79,6 @@ def evidence_counts(skeleton: pl.DataFrame, units: pl.LazyFrame, exams: pl.LazyF
                                  pl.col("exam_name").filter(~pl.col("specific")).n_unique()
                                  .alias("n_nonspecific_exams"))
     )
-    codes = primaries["primary_icd10"].unique().sort().to_list()
     tests = required_tests(codes)
     required = primaries.join(tests.group_by("primary_icd10").agg(
         pl.col("exam_name").sort().str.join("|").alias("diagnostic_tests")), on="primary_icd10")

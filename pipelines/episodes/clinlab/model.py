@@ -10,10 +10,10 @@ the conditional median; any other lab's rows are weighted by 1 / |value| (the co
 median, which minimises the relative error a laboratory physician reads, MAPE among the metrics;
 unweighted, a lab's few tiny values would cost the most). Weighting a log-space lab as well pulled
 NT-proBNP's predictions far below its median: ahead on MAPE, behind the population median on
-pooled MAE on a generated 5,000-admission build. Predictions
-walk the fitted trees in numpy (trees.py: the same values, without sklearn's per-call cost). How many
-boosting rounds a lab gets is chosen by k-fold CV on its training rows; a lab whose other labs do
-not beat its median there is served its training median. A lab recorded in fewer than
+pooled MAE on a generated 5,000-admission build. Predictions walk the fitted trees in numpy
+(trees.py: the same values, without sklearn's per-call cost). How many boosting rounds a lab gets
+is chosen by k-fold CV on its training rows; a lab whose other labs do not beat its median there
+is served its training median. A lab recorded in fewer than
 ``min_train_rows`` training cases gets no model and no prediction. Settings: data/clinlab.yaml.
 """
 
