@@ -73,20 +73,18 @@ def test_the_stress_test_discloses_nothing_dual_layer_with_self_check(real_demo_
     assert rates["single_layer"] > 0.0
 
 
-def test_clinlab_is_ahead_of_the_population_median_on_the_robust_overall_metrics(real_demo_warehouse):
-    """Mean MAPE and pooled MAE are left out here: on the real demo's 14 test cases (454 held-out
-    values) a few values decide them. One neutropenic patient's neutrophil count of 0.08 K/uL
-    decided mean MAPE when this was first written; a few platelet counts and glucose values decide
-    pooled MAE, whose difference an item bootstrap put at +1.12 (95 % interval -0.09 to +2.53) at
-    the last count, with ClinLab ahead on mean MAPE (-0.020, -0.051 to +0.008). NormRefErr is the
-    same absolute error in each lab's own scale. Every metric is checked on the generated demo
-    (tests/episodes/test_clinlab.py), and the build's ``clinlab_beats_the_baseline_overall`` check
-    holds on a generated 5,000-admission build."""
+def test_clinlab_is_ahead_of_the_population_median_on_every_overall_metric(real_demo_warehouse):
+    """On the real demo's 14 test cases (454 held-out values) a few values weigh on mean MAPE and
+    pooled MAE. Pooled MAE was behind (+1.12) while platelet counts were fitted to their weighted
+    median, below the median; a lab's model now has to be no worse than its median in CV in both
+    absolute and relative error (pipelines/episodes/clinlab/model.py). At the last count ClinLab
+    was ahead by -0.459 in pooled MAE (item bootstrap 95 % interval -0.758 to -0.179) and by -0.017
+    in mean MAPE (-0.032 to +0.001)."""
     overall = {r["predictor"]: r for r in real_demo_warehouse.read("clinlab_eval")
                .filter(pl.col("exam_name") == "ALL").iter_rows(named=True)}
     model, baseline = overall["clinlab"], overall["population_median"]
     assert model["n"] == baseline["n"] > 400
-    for metric in ("median_mape", "norm_ref_err", "wasserstein"):
+    for metric in ("mape", "median_mape", "mae", "norm_ref_err", "wasserstein"):
         assert model[metric] < baseline[metric], metric
     assert model["anomaly_recall"] > baseline["anomaly_recall"]
 
