@@ -85,11 +85,12 @@ class TrainingKnowledge:
         self._matrix = SparseRows(self._vectorizer.fit_transform([evidence_text(c.patient.units, c.exams.results)
                                                                   for c in cases]))
         self._vectors = TextVectors(self._vectorizer)
-        # The arms of a study play the same cases with the same seed, so the same evidence recurs: its
-        # cosine similarity to every train case (read-only, within a memory budget) and its ranking of
-        # the tests are kept.
+        # The arms of a study play the same cases, so the same evidence recurs: its cosine similarity
+        # to every train case (read-only, within a memory budget) and its ranking of the tests are
+        # kept, by the evidence's TF-IDF vector rather than its text, since the seeded style words of
+        # a patient's replies change the text far more often than the vector.
         kept = max(1, min(EVIDENCE_CACHED, SIMILARITY_BYTES // (8 * len(cases))))
-        self.similarities = lru_cache(maxsize=kept)(self._cosines)
+        self._cosines = lru_cache(maxsize=kept)(self._cosines_of)
         self._ranking = lru_cache(maxsize=EVIDENCE_CACHED)(self._rank)
         self.tests = self._test_names(store)
         self._test_index = {t: i for i, t in enumerate(self.tests)}
@@ -119,9 +120,17 @@ class TrainingKnowledge:
             return ABSENT
         return ABNORMAL if any(r.abnormal for r in found) else RECORDED
 
-    def _cosines(self, evidence: str) -> np.ndarray:
-        """The cosine similarity of the evidence to every train case (:attr:`similarities`)."""
-        sims = self._matrix.dot(*self._vectors.sparse(evidence))
+    def similarities(self, evidence: str) -> np.ndarray:
+        """The cosine similarity of the evidence to every train case (read-only)."""
+        return self._cosines(self._vector(evidence))
+
+    def _vector(self, evidence: str) -> tuple[bytes, bytes]:
+        """The evidence's TF-IDF vector (its columns and weights) as a cache key."""
+        indices, data = self._vectors.sparse(evidence)
+        return indices.tobytes(), data.tobytes()
+
+    def _cosines_of(self, vector: tuple[bytes, bytes]) -> np.ndarray:
+        sims = self._matrix.dot(np.frombuffer(vector[0], dtype=np.intp), np.frombuffer(vector[1]))
         sims.flags.writeable = False  # shared by every caller of the same evidence
         return sims
 
@@ -151,12 +160,12 @@ class TrainingKnowledge:
         result among the train cases nearest to the evidence (similarity-weighted) over its rate in
         the whole train split, then how often the nearest cases have it recorded, then the name."""
         # Every name has its own rank, so leaving the excluded out after ranking orders the rest alike.
-        return [name for name in self._ranking(evidence, tuple(allowed)) if name not in exclude]
+        return [name for name in self._ranking(self._vector(evidence), tuple(allowed)) if name not in exclude]
 
-    def _rank(self, evidence: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
+    def _rank(self, vector: tuple[bytes, bytes], allowed: tuple[str, ...]) -> tuple[str, ...]:
         """Every ``allowed`` test the train split has, most informative first (:attr:`_ranking`)."""
         names, found = self._known_tests(allowed)
-        sims = self.similarities(evidence)
+        sims = self._cosines(vector)
         near = _nearest(sims, TEST_NEIGHBOURHOOD)
         close = sims[near]
         total = close.sum()
