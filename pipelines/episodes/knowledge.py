@@ -91,6 +91,7 @@ class TrainingKnowledge:
         # a patient's replies change the text far more often than the vector.
         kept = max(1, min(EVIDENCE_CACHED, SIMILARITY_BYTES // (8 * len(cases))))
         self._cosines = lru_cache(maxsize=kept)(self._cosines_of)
+        self._vector = lru_cache(maxsize=EVIDENCE_CACHED)(self._vector_of)  # one text, several callers in a turn
         self._ranking = lru_cache(maxsize=EVIDENCE_CACHED)(self._rank)
         self.tests = self._test_names(store)
         self._test_index = {t: i for i, t in enumerate(self.tests)}
@@ -124,8 +125,8 @@ class TrainingKnowledge:
         """The cosine similarity of the evidence to every train case (read-only)."""
         return self._cosines(self._vector(evidence))
 
-    def _vector(self, evidence: str) -> tuple[bytes, bytes]:
-        """The evidence's TF-IDF vector (its columns and weights) as a cache key."""
+    def _vector_of(self, evidence: str) -> tuple[bytes, bytes]:
+        """The evidence's TF-IDF vector (its columns and weights) as a cache key (:attr:`_vector`)."""
         indices, data = self._vectors.sparse(evidence)
         return indices.tobytes(), data.tobytes()
 
