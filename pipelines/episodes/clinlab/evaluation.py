@@ -18,7 +18,11 @@ With y the recorded value, ŷ the prediction, [lo, hi] the recorded item's refer
   is also outside it (ŷ < lo or ŷ > hi);
 * ``wasserstein``: ``scipy.stats.wasserstein_distance`` between predicted and recorded values, both
   standardised by the lab's recorded mean and standard deviation (over its items; a lab whose
-  recorded values do not vary is left out); ``ALL`` pools the standardised values.
+  recorded values do not vary is left out); ``ALL`` is the mean of the labs' distances weighted by
+  their items. Not the distance of the pooled values: pooled, labs' offsets cancel and a constant
+  per lab spreads across labs, so a predictor that matches no lab's distribution can match the
+  mixture (on the real MIMIC-IV demo with the ED module, the population median did, closer than
+  ClinLab pooled and farther on every lab).
 
 A metric with no item to average over is null.
 """
@@ -89,14 +93,19 @@ def _metrics(items: pl.DataFrame) -> dict[str, float | int | None]:
     ranged = width > 0
     outside = (p < low) | (p > high)  # a NaN bound compares False: no bound, not outside it
     flagged = items["abnormal"].fill_null(False).to_numpy() & ~(np.isnan(low) & np.isnan(high))
-    standardised = items.drop_nulls("z_recorded")
     return {
         "n": items.height,
         "mape": _mean(ape), "median_mape": float(np.median(ape)) if ape.size else None, "mae": _mean(error),
         "norm_ref_err": _mean(error[ranged] / width[ranged]), "anomaly_recall": _mean(outside[flagged]),
-        "wasserstein": float(wasserstein_distance(standardised["z_predicted"], standardised["z_recorded"]))
-        if standardised.height else None,
+        "wasserstein": _wasserstein(items),
     }
+
+
+def _wasserstein(items: pl.DataFrame) -> float | None:
+    """The item-weighted mean over labs of each lab's distance between its standardised values."""
+    per_lab = [(lab.height, wasserstein_distance(lab["z_predicted"], lab["z_recorded"]))
+               for _, lab in items.drop_nulls("z_recorded").group_by("exam_name", maintain_order=True)]
+    return float(sum(n * d for n, d in per_lab) / sum(n for n, _ in per_lab)) if per_lab else None
 
 
 def _mean(values: np.ndarray) -> float | None:
