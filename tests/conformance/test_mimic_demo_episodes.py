@@ -7,6 +7,7 @@ import polars as pl
 import pytest
 
 from pipelines.cli import main
+from pipelines.episodes.clinlab import clinlab_eval
 from pipelines.episodes.runs import RunSpec, run_and_export, run_summary
 from pipelines.episodes.store import CaseStore
 from pipelines.episodes.stress import stress_rates
@@ -73,8 +74,10 @@ def test_the_stress_test_discloses_nothing_dual_layer_with_self_check(real_demo_
     assert rates["single_layer"] > 0.0
 
 
-@pytest.mark.parametrize(("build", "items"), [("real_demo_warehouse", 400), ("real_ed_demo_warehouse", 300)])
-def test_clinlab_is_ahead_of_the_population_median_on_every_overall_metric(build, items, request):
+# The ED build leaves the evaluation group out: its clinlab_eval is computed here, as the asset computes it.
+@pytest.mark.parametrize(("build", "items", "materialised"), [("real_demo_warehouse", 400, True),
+                                                              ("real_ed_demo_warehouse", 300, False)])
+def test_clinlab_is_ahead_of_the_population_median_on_every_overall_metric(build, items, materialised, request):
     """On the real demo's few test cases (14 without the ED module, 454 held-out values; 10 with it,
     313 values) a few values weigh on mean MAPE and pooled MAE. Pooled MAE was behind (+1.12 without
     the ED module) while platelet counts were fitted to their weighted median, below the median; a
@@ -84,8 +87,9 @@ def test_clinlab_is_ahead_of_the_population_median_on_every_overall_metric(build
     (pipelines/episodes/clinlab/model.py). At the last count ClinLab was ahead in pooled MAE by
     -0.447 without the ED module (item bootstrap 95 % interval -0.730 to -0.186) and by -0.120 with
     it (-0.332 to +0.100), in mean MAPE by -0.021 (-0.034 to -0.009) and -0.017 (-0.030 to -0.006)."""
-    overall = {r["predictor"]: r for r in request.getfixturevalue(build).read("clinlab_eval")
-               .filter(pl.col("exam_name") == "ALL").iter_rows(named=True)}
+    warehouse = request.getfixturevalue(build)
+    frame = warehouse.read("clinlab_eval") if materialised else clinlab_eval(CaseStore.from_warehouse(warehouse))
+    overall = {r["predictor"]: r for r in frame.filter(pl.col("exam_name") == "ALL").iter_rows(named=True)}
     model, baseline = overall["clinlab"], overall["population_median"]
     assert model["n"] == baseline["n"] > items
     for metric in ("mape", "median_mape", "mae", "norm_ref_err", "wasserstein"):
