@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
+from pipelines import leakage
 from pipelines.content.leakage_audit import audit as independent_audit
 from pipelines.content.leakage_audit import detector
 from pipelines.leakage import (
@@ -82,6 +83,24 @@ def test_find_mentions_whole_words_plurals_and_case_rules() -> None:
     assert _found("Crohn's disease flare", diagnosis_terms("Crohns disease", [], None, None)) == ["Crohn's disease"]
     assert _found("M\u00e9ni\u00e8re disease", ["Meniere disease"]) == ["M\u00e9ni\u00e8re disease"]
     assert find_mentions("", NSTEMI) == [] and find_mentions(None, NSTEMI) == [] and find_mentions("MI", []) == []
+
+
+def test_find_mentions_finds_what_the_whole_alternation_of_terms_finds() -> None:
+    """A text is matched with the terms whose start it holds only: the mentions, their spans and the
+    term behind each are those of the case's whole set of terms (plurals, -ies, case rules)."""
+    terms = NSTEMI + CHF + PE + diagnosis_terms("Kidney stones", ["Nephrolithiasis"], "N20.0", "Calculus of kidney")
+    texts = ["h/o CHF. Prior heart-failure admits; 2 MIs; non ST-elevation myocardial infarctions; I21.4 / I214",
+             "two PEs, kidney stone x2, nephrolithiases; chf (lower case) and Heart Failures",
+             "calculi of kidney? pulmonary emboli; HEART ATTACK; stones", "nothing here at all"]
+    for text in texts:
+        whole = [(m.start(), m.end(), ordered[m.lastindex - 1]) for pattern, ordered in leakage._matchers(tuple(terms))
+                 for m in pattern.finditer(text)]
+        whole.sort(key=lambda m: (m[0], -(m[1] - m[0])))
+        kept: list[tuple[int, int, str]] = []
+        for m in whole:
+            if not kept or m[0] >= kept[-1][1]:
+                kept.append(m)
+        assert [(m.start, m.end, m.term) for m in find_mentions(text, terms)] == kept
 
 
 @pytest.mark.parametrize(

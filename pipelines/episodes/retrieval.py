@@ -30,6 +30,8 @@ WORDS = r"(?u)\b[a-zA-Z][a-zA-Z]+\b"  # numbers carry no topic
 QUESTIONS_CACHED = 4096
 FACT_SETS_CACHED = 4096  # one per patient (case); the matrices are small
 LINES_CACHED = 1 << 16  # lines of evidence (a reply, a result) already tokenised
+TEXTS_CACHED = 512  # evidence texts already counted: an episode extends its latest by a line or two
+PREFIX_LINES = 8  # how many lines back an earlier text is looked for
 GATHER_ABOVE_NNZ = 5_000  # stored values above which SparseRows reads by column (see there)
 
 
@@ -65,6 +67,7 @@ class TextVectors:
         self._idf = vectorizer.idf_
         self.size = len(self._columns)
         self._line = lru_cache(maxsize=LINES_CACHED)(self._line_counts)
+        self._texts: dict[str, _Counts] = {}  # texts counted, oldest first (:meth:`counts`)
 
     def _line_counts(self, line: str) -> _Line | None:
         """One line's words (stop words left out) and its in-vocabulary unigram and bigram counts."""
@@ -84,27 +87,56 @@ class TextVectors:
     def counts(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """The text's in-vocabulary columns (ascending) and their term counts (what
         ``CountVectorizer.transform`` counts), gathered from its lines without a vocabulary-wide
-        array: a text holds a few hundred terms of many thousand columns."""
-        lines = [line for line in map(self._line, text.split("\n")) if line is not None]
-        if len(lines) == 1:  # a line's columns are ascending already
-            return lines[0].columns, lines[0].counts.copy()
-        columns = [line.columns for line in lines]
-        counts = [line.counts for line in lines]
-        if self._bigrams:
-            joins = [self._columns.get(f"{a.last} {b.first}") for a, b in zip(lines, lines[1:])]
-            joins = [c for c in joins if c is not None]
+        array: a text holds a few hundred terms of many thousand columns.
+
+        An evidence text is usually an earlier one plus a reply or a result: the counts of the
+        longest earlier text it extends by whole lines (``TEXTS_CACHED`` kept) are reused, and only
+        the new lines are added."""
+        known = self._texts.get(text)
+        if known is not None:
+            return known.columns, known.counts.copy()
+        base, cut = None, len(text)
+        for _ in range(PREFIX_LINES):
+            cut = text.rfind("\n", 0, cut)
+            if cut < 0:
+                break
+            if (base := self._texts.get(text[:cut])) is not None:
+                break
+        rest = text[cut + 1 :] if base is not None else text
+        lines = [line for line in map(self._line, rest.split("\n")) if line is not None]
+        parts = ([base] if base is not None and base.columns.size else []) + lines
+        columns = [part.columns for part in parts]
+        counts = [part.counts for part in parts]
+        last, joins = base.last if base is not None else None, []
+        for line in lines:  # the bigram that joins the last word so far to the line's first
+            column = self._columns.get(f"{last} {line.first}") if self._bigrams and last is not None else None
+            if column is not None:
+                joins.append(column)
+            last = line.last
+        if joins:
             columns.append(np.array(joins, dtype=np.intp))
             counts.append(np.ones(len(joins)))
-        found = np.concatenate(columns) if lines else np.zeros(0, dtype=np.intp)
-        if not found.size:
-            return found, np.zeros(0)
-        order = np.argsort(found)
-        found, weights = found[order], np.concatenate(counts)[order]
-        first = np.empty(found.size, dtype=bool)  # where each column's run starts
-        first[0] = True
-        np.not_equal(found[1:], found[:-1], out=first[1:])
-        # A column's counts are small whole numbers: summed exactly, whatever the order.
-        return found[first], np.bincount(np.cumsum(first) - 1, weights)
+        found = np.concatenate(columns) if columns else np.zeros(0, dtype=np.intp)
+        if len(parts) == 1 and not joins:  # one part's columns are ascending already
+            found, summed = parts[0].columns, parts[0].counts
+        elif not found.size:
+            found, summed = found, np.zeros(0)
+        else:
+            order = np.argsort(found)
+            found, weights = found[order], np.concatenate(counts)[order]
+            first = np.empty(found.size, dtype=bool)  # where each column's run starts
+            first[0] = True
+            np.not_equal(found[1:], found[:-1], out=first[1:])
+            # A column's counts are small whole numbers: summed exactly, whatever the order.
+            found, summed = found[first], np.bincount(np.cumsum(first) - 1, weights)
+        self._keep(text, _Counts(found, summed, last))
+        return found, summed.copy()
+
+    def _keep(self, text: str, counts: _Counts) -> None:
+        counts.columns.flags.writeable = counts.counts.flags.writeable = False  # shared by later texts
+        if len(self._texts) >= TEXTS_CACHED:
+            del self._texts[next(iter(self._texts))]  # the oldest
+        self._texts[text] = counts
 
     def sparse(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """The text's non-zero columns (ascending) and their weights."""
@@ -131,6 +163,13 @@ class _Line:
     last: str
     columns: np.ndarray  # ascending
     counts: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Counts:
+    columns: np.ndarray  # ascending
+    counts: np.ndarray
+    last: str | None  # its last word (None: no word), which a bigram joins to the next line's first
 
 
 class SparseRows:

@@ -29,6 +29,24 @@ def test_text_vectors_are_sklearns_transform_bitwise(ngrams):
     assert np.array_equal(ours.toarray(), vectorizer.transform(QUERIES).toarray())
 
 
+@pytest.mark.parametrize("ngrams", [(1, 1), (1, 2)])
+def test_a_text_that_extends_an_earlier_one_is_counted_as_sklearn_counts_it(ngrams):
+    """Evidence grows line by line: the counts of the earlier text are reused, and the bigrams that
+    join it to the new lines (across an empty or wordless line too) are those of the whole text."""
+    vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True, token_pattern=WORDS, ngram_range=ngrams)
+    vectorizer.fit(CORPUS)
+    vectors = TextVectors(vectorizer)
+    grown, texts = "Chest", []
+    for more in ["pain radiating", "", "to the left arm", "42 / 7", "arm\nShortness of breath", "of breath on exertion",
+                 "nothing known", "pain"]:
+        grown = f"{grown}\n{more}"
+        texts.append(grown)
+    ours = vectors.matrix(texts)  # each text after the one it extends
+    assert np.array_equal(ours.toarray(), vectorizer.transform(texts).toarray())
+    again = TextVectors(vectorizer).matrix(texts[::-1])  # no earlier text to extend
+    assert np.array_equal(again.toarray(), vectorizer.transform(texts[::-1]).toarray())
+
+
 def test_text_vectors_refuse_a_vectorizer_they_do_not_reproduce():
     with pytest.raises(ValueError, match="reproduces"):
         TextVectors(TfidfVectorizer(sublinear_tf=False).fit(CORPUS))
