@@ -7,6 +7,9 @@ haemodynamics, a cause) only beside an opening complaint associated with it.
 ``diagnostic_tests.csv``: diagnoses that only an examination establishes (imaging, an ECG, an
 echocardiogram); a record-source case of one must record a result of such an exam.
 
+``diagnosis_criteria.csv``: diagnoses that a measurement defines (sepsis, hypoglycaemia, an
+electrolyte disorder); a record-source case of one must have results that meet enough of its criteria.
+
 Exam names are checked against the exam vocabulary when a file is read, so a misspelt name fails
 with its line instead of never matching.
 """
@@ -16,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+import re
+
 import polars as pl
 
 from pipelines.datafiles import Record, Root, csv_records
@@ -24,6 +29,8 @@ from pipelines.units.code_ranges import in_ranges, parse_ranges
 
 FILE = "exam_associations.csv"
 TESTS_FILE = "diagnostic_tests.csv"
+CRITERIA_FILE = "diagnosis_criteria.csv"
+_THRESHOLD = re.compile(r"(?P<exam>.+?)\s*(?P<op>[<>])\s*(?P<value>\d+(?:\.\d+)?)\s+(?P<unit>\S.*)")
 EVIDENCE = ("defining", "nonspecific")
 
 
@@ -46,6 +53,33 @@ class DiagnosticTest:
 
     def holds(self, code: str) -> bool:
         return in_ranges(code, self.diagnoses)
+
+
+@dataclass(frozen=True)
+class Threshold:
+    exam: str
+    above: bool  # met by a value above ``value`` (else below)
+    value: float
+    unit: str
+
+    def __str__(self) -> str:
+        return f"{self.exam} {'>' if self.above else '<'} {self.value:g} {self.unit}"
+
+
+@dataclass(frozen=True)
+class DiagnosisCriteria:
+    diagnoses: tuple[tuple[str, str], ...]
+    criteria: tuple[tuple[Threshold, ...], ...]  # each met when any of its thresholds holds
+    at_least: int
+    why: str
+
+    def holds(self, code: str) -> bool:
+        return in_ranges(code, self.diagnoses)
+
+
+def unit_key(unit: pl.Expr) -> pl.Expr:
+    """A unit as thresholds compare it: without case or spaces (``mm Hg`` is ``mmHg``)."""
+    return unit.str.to_lowercase().str.replace_all(r"\s", "")
 
 
 def _exams(record: Record, known: frozenset[str]) -> tuple[str, ...]:
@@ -94,3 +128,45 @@ def required_tests(codes: list[str]) -> pl.DataFrame:
     pairs = sorted({(code, exam) for code in codes for test in diagnostic_tests() if test.holds(code)
                     for exam in test.exams})
     return pl.DataFrame(pairs, schema={"primary_icd10": pl.Utf8, "exam_name": pl.Utf8}, orient="row")
+
+
+def _threshold(record: Record, text: str, known: frozenset[str]) -> Threshold:
+    match = _THRESHOLD.fullmatch(text.strip())
+    if match is None or match["exam"] not in known:
+        raise record.error("criteria", f"expected 'canonical exam name > or < value unit' "
+                                       f"(pipelines/exams/exam_vocabulary.csv), not {text!r}")
+    return Threshold(match["exam"], match["op"] == ">", float(match["value"]), match["unit"].strip())
+
+
+def _criteria(record: Record, known: frozenset[str]) -> DiagnosisCriteria:
+    criteria = tuple(tuple(_threshold(record, t, known) for t in c.split(" or ")) for c in record.items("criteria"))
+    at_least = record.integer("at_least", lo=1)
+    if not criteria or at_least > len(criteria):
+        raise record.error("at_least", f"expected at most the {len(criteria)} criteria listed, not {at_least}")
+    return DiagnosisCriteria(parse_ranges(record, "diagnoses"), criteria, at_least, record.text("why"))
+
+
+@cache
+def diagnosis_criteria(root: str | Root = __package__) -> tuple[DiagnosisCriteria, ...]:
+    known = frozenset(exam.name for exam in vocabulary())
+    records = csv_records(root, CRITERIA_FILE, ("diagnoses", "criteria", "at_least", "why"))
+    return tuple(_criteria(r, known) for r in records)
+
+
+def required_criteria(codes: list[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """For each of ``codes`` that a measurement defines (its first ``diagnosis_criteria.csv`` row):
+    ``primary_icd10, criteria_required, criteria_why``, and its thresholds as ``primary_icd10,
+    criterion, exam_name, unit_key, above, value`` (``criterion``: the criterion's position)."""
+    required, thresholds = [], []
+    for code in codes:
+        found = next((c for c in diagnosis_criteria() if c.holds(code)), None)
+        if found is None:
+            continue
+        required.append((code, found.at_least, found.why))
+        thresholds += [(code, i, t.exam, t.unit, t.above, t.value)
+                       for i, criterion in enumerate(found.criteria) for t in criterion]
+    return (pl.DataFrame(required, schema={"primary_icd10": pl.Utf8, "criteria_required": pl.Int64,
+                                           "criteria_why": pl.Utf8}, orient="row"),
+            pl.DataFrame(thresholds, schema={"primary_icd10": pl.Utf8, "criterion": pl.Int64, "exam_name": pl.Utf8,
+                                             "unit": pl.Utf8, "above": pl.Boolean, "value": pl.Float64}, orient="row")
+            .with_columns(unit_key(pl.col("unit")).alias("unit_key")).drop("unit"))

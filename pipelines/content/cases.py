@@ -18,7 +18,11 @@ A candidate case is kept when a doctor has something to start from and something
    establishes (``diagnostic_tests.csv``: a tumour, a pulmonary embolism or pneumonia on imaging,
    an arrhythmia on the ECG), a recorded result of such an exam (stage ``diagnostic_test``); a MedQA
    vignette states its findings;
-5. for a record source, an opening complaint: a disclosed
+5. for a record source whose diagnosis a measurement defines (``diagnosis_criteria.csv``: sepsis,
+   hypoglycaemia, an electrolyte disorder), recorded results of its window that meet enough of the
+   diagnosis's criteria (stage ``diagnosis_criteria``): a glucose of 77 mg/dL contradicts
+   hypoglycaemia;
+6. for a record source, an opening complaint: a disclosed
    ``chief_complaint`` unit, from the discharge note or ED triage (stage ``opening_complaint``).
    ``Settings.structured_only`` (env
    ``CLINVERSE_STRUCTURED_ONLY``) names the sources whose cases without one are kept anyway,
@@ -36,15 +40,17 @@ import polars as pl
 
 import schemas
 from pipelines.content.associations import FILE as ASSOCIATIONS_FILE
-from pipelines.content.associations import TESTS_FILE, associated_exams, required_tests
+from pipelines.content.associations import CRITERIA_FILE, TESTS_FILE, associated_exams, required_criteria
+from pipelines.content.associations import required_tests, unit_key
 from pipelines.sources.registry import FLAGGED_SOURCES, RECORD_SOURCES
 
 SUFFICIENCY = "evidence_sufficiency"
 DIAGNOSIS_EVIDENCE = "diagnosis_evidence"
 DIAGNOSTIC_TEST = "diagnostic_test"
+DIAGNOSIS_CRITERIA = "diagnosis_criteria"
 OPENING_COMPLAINT = "opening_complaint"
 COUNTS = ("n_units", "n_hidden", "n_exams", "n_complaints", "n_key_complaints", "n_key_hidden",
-          "n_associated_exams", "n_nonspecific_exams", "n_diagnostic_tests")
+          "n_associated_exams", "n_nonspecific_exams", "n_diagnostic_tests", "n_criteria_met")
 
 
 @dataclass(frozen=True)
@@ -60,7 +66,9 @@ def evidence_counts(skeleton: pl.DataFrame, units: pl.LazyFrame, exams: pl.LazyF
     abnormal recorded result associated with the skeleton's primary code as defining or only as
     nonspecific evidence), ``n_diagnostic_tests`` (distinct exams with a recorded result that
     establish the primary code, ``diagnostic_tests.csv``) and ``diagnostic_tests`` (those exams,
-    ``|`` separated; null when no examination is required)."""
+    ``|`` separated; null when no examination is required), ``n_criteria_met`` (criteria of the
+    primary code that a recorded result meets, ``diagnosis_criteria.csv``), ``criteria_required`` and
+    ``criteria_why`` (how many it needs and why; null when a measurement does not define it)."""
     complaint = (pl.col("category") == "chief_complaint") & pl.col("disclosed")
     unit_counts = units.group_by("case_id").agg(
         pl.len().alias("n_units"), (~pl.col("disclosed")).sum().alias("n_hidden"),
@@ -87,10 +95,23 @@ def evidence_counts(skeleton: pl.DataFrame, units: pl.LazyFrame, exams: pl.LazyF
         .join(tests.lazy(), on=["primary_icd10", "exam_name"])
         .group_by("case_id").agg(pl.col("exam_name").n_unique().alias("n_diagnostic_tests"))
     )
+    needed, thresholds = required_criteria(codes)
+    met = (
+        exams.filter((pl.col("origin") == "recorded") & pl.col("value_num").is_not_null())
+        .with_columns(unit_key(pl.col("unit")).alias("unit_key")).join(primaries.lazy(), on="case_id")
+        .join(thresholds.lazy(), on=["primary_icd10", "exam_name", "unit_key"])
+        .filter(pl.when("above").then(pl.col("value_num") > pl.col("value"))
+                .otherwise(pl.col("value_num") < pl.col("value")))
+        .group_by("case_id").agg(pl.col("criterion").n_unique().alias("n_criteria_met"))
+    )
     return (unit_counts.join(exam_counts, on="case_id", how="full", coalesce=True)
             .join(associated, on="case_id", how="full", coalesce=True)
             .join(established, on="case_id", how="full", coalesce=True)
             .join(required.lazy().select("case_id", "diagnostic_tests"), on="case_id", how="full", coalesce=True)
+            .join(met, on="case_id", how="full", coalesce=True)
+            .join(primaries.join(needed, on="primary_icd10").lazy().select("case_id", "criteria_required",
+                                                                           "criteria_why"),
+                  on="case_id", how="full", coalesce=True)
             .collect())
 
 
@@ -108,8 +129,15 @@ def lacks_diagnostic_test() -> pl.Expr:
             & (pl.col("n_diagnostic_tests") == 0))
 
 
+def lacks_criteria() -> pl.Expr:
+    """Rule 5 fails: a record-source case whose diagnosis a measurement defines has results that meet
+    too few of its criteria."""
+    return (pl.col("source").is_in(RECORD_SOURCES) & pl.col("criteria_required").is_not_null()
+            & (pl.col("n_criteria_met") < pl.col("criteria_required")))
+
+
 def lacks_complaint() -> pl.Expr:
-    """A record-source case without a disclosed chief complaint (rule 5; kept only as structured-only)."""
+    """A record-source case without a disclosed chief complaint (rule 6; kept only as structured-only)."""
     return pl.col("source").is_in(RECORD_SOURCES) & (pl.col("n_complaints") == 0)
 
 
@@ -146,6 +174,10 @@ def curate(skeleton: pl.DataFrame, skeleton_exclusions: pl.DataFrame, presentati
         (untested, DIAGNOSTIC_TEST, pl.format(
             f"{{}} is established by an examination that the case does not record (any of: {{}}; {TESTS_FILE})",
             "primary_icd10", pl.col("diagnostic_tests").str.replace_all("|", ", ", literal=True))),
+        (lacks_criteria(), DIAGNOSIS_CRITERIA, pl.format(
+            f"{{}} is defined by measurements, and the recorded results of the case's window meet {{}} of its criteria "
+            f"(at least {{}} required: {{}}; {CRITERIA_FILE})",
+            "primary_icd10", "n_criteria_met", "criteria_required", "criteria_why")),
         (no_complaint & ~pl.col("source").is_in(list(structured_only)), OPENING_COMPLAINT, pl.format(
             "no opening complaint (no chief complaint in a discharge note or ED triage) to start from; "
             "CLINVERSE_STRUCTURED_ONLY={} keeps such cases, marked structured_only", "source")),

@@ -2,8 +2,11 @@ import polars as pl
 import pytest
 
 import schemas
-from pipelines.content.associations import associated_exams, diagnostic_tests, exam_associations, required_tests
-from pipelines.content.cases import DIAGNOSIS_EVIDENCE, DIAGNOSTIC_TEST, OPENING_COMPLAINT, curate, evidence_counts
+from pipelines import icd
+from pipelines.content.associations import associated_exams, diagnosis_criteria, diagnostic_tests, exam_associations
+from pipelines.content.associations import required_tests
+from pipelines.content.cases import DIAGNOSIS_CRITERIA, DIAGNOSIS_EVIDENCE, DIAGNOSTIC_TEST, OPENING_COMPLAINT, curate
+from pipelines.content.cases import evidence_counts
 from pipelines.datafiles import DataFileError
 
 RULES = {"mimic_iv": (3, 3), "sicdb": (3, 3), "medqa": (3, 3)}
@@ -26,9 +29,10 @@ def _units(rows):
 
 
 def _exams(rows):
-    """(case_id, exam_name, abnormal, origin) rows."""
+    """(case_id, exam_name, abnormal, origin) rows, or with (value_num, unit) after them."""
+    rows = [(*row, None, None) if len(row) == 4 else row for row in rows]
     return pl.DataFrame(rows, schema={"case_id": pl.Utf8, "exam_name": pl.Utf8, "abnormal": pl.Boolean,
-                                      "origin": pl.Utf8}, orient="row")
+                                      "origin": pl.Utf8, "value_num": pl.Float64, "unit": pl.Utf8}, orient="row")
 
 
 def _complete(case_id, key=True):
@@ -163,6 +167,58 @@ def test_only_a_predicted_result_does_not_establish_a_diagnosis():
     counts = evidence_counts(skeleton, _units(units).lazy(), _exams(exams).lazy())
     assert counts["n_diagnostic_tests"].fill_null(0).to_list() == [0]
     assert counts["diagnostic_tests"].to_list() == ["CT chest|Chest X-ray"]
+
+
+def _curated_with(code, results, source="mimic_iv"):
+    """One case of ``code`` with a complete history and ``results`` ((exam, value, unit) recorded)."""
+    info = icd.icd10cm_info(code)
+    skeleton = _skeleton([1], source=source).with_columns(
+        primary_icd10=pl.lit(code), primary_icd10_category=pl.lit(code[:3]), primary_icd10_block=pl.lit(info.block),
+        acceptable_icd10=pl.lit([code]))
+    case = skeleton["case_id"][0]
+    units, exams = _complete(case)
+    exams += [(case, exam, None, "recorded", value, unit) for exam, value, unit in results]
+    return curate(skeleton, pl.DataFrame(schema=schemas.empty("excluded_cases").schema),
+                  pl.DataFrame({"case_id": [case], "presentation": ["A 60-year-old woman with a fever."]}),
+                  evidence_counts(skeleton, _units(units).lazy(), _exams(exams).lazy()), RULES, ("sicdb",))
+
+
+@pytest.mark.parametrize(("code", "results", "met"), [
+    # one SIRS criterion: a fast heart (a white count of 11 and a temperature in no unit meet none)
+    ("A41.9", [("Heart rate", 98, "bpm"), ("White blood cell count", 11, "K/uL"), ("Body temperature", 38.5, "")], 1),
+    ("A41.9", [("Heart rate", 98, "bpm"), ("Bands", 20, "%"), ("White blood cell count", 2, "K/uL")], 2),  # one each
+    ("A41.9", [("Respiratory rate", 18, "insp/min"), ("pCO2", 31, "mm Hg"), ("Lactate", 4.4, "mmol/L")], 2),
+    ("A41.9", [("Body temperature", 101.3, "°F"), ("Heart rate", 120, "/min")], 2),  # SICdb's units
+    ("E16.1", [("Glucose", 77, "mg/dL")], 0),  # hypoglycaemia with a normal glucose
+    ("E16.1", [("Glucose", 3.1, "mmol/L")], 1),
+    ("E87.5", [("Potassium", 5.0, "mEq/L")], 0),  # the bound itself is not above it
+])
+def test_a_diagnosis_a_measurement_defines_needs_results_that_meet_its_criteria(code, results, met):
+    curated = _curated_with(code, results)
+    required = 2 if code.startswith("A41") else 1
+    assert curated.cases.height == int(met >= required)
+    if met < required:
+        row = curated.excluded.row(0, named=True)
+        assert row["stage"] == DIAGNOSIS_CRITERIA
+        assert row["reason"].startswith(f"{code} is defined by measurements, and the recorded results of the case's "
+                                        f"window meet {met} of its criteria (at least {required} required: ")
+        assert row["reason"].endswith("; diagnosis_criteria.csv)")
+
+
+def test_a_vignette_and_an_undefined_diagnosis_are_not_held_to_the_criteria():
+    assert _curated_with("E16.1", [("Glucose", 77, "mg/dL")], source="medqa").cases.height == 1
+    assert _curated_with("J18.9", [("Chest X-ray", None, None)]).cases.height == 1
+
+
+def test_diagnosis_criteria_name_catalog_exams_with_a_unit_and_need_no_more_than_they_list(tmp_path):
+    sepsis = next(c for c in diagnosis_criteria() if c.holds("A41.9"))
+    assert sepsis.at_least == 2 and len(sepsis.criteria) == 5
+    header = "diagnoses,criteria,at_least,why\n"
+    for row, problem in [("E16,Glucsoe<70 mg/dL,1,misspelt", "Glucsoe"), ("E16,Glucose<70,1,no unit", "Glucose<70"),
+                         ("E16,Glucose<70 mg/dL,2,one criterion", "at most the 1 criteria")]:
+        (tmp_path / "diagnosis_criteria.csv").write_text(header + row + "\n")
+        with pytest.raises(DataFileError, match=problem):
+            diagnosis_criteria(tmp_path)
 
 
 def test_diagnostic_tests_name_catalog_exams_and_only_diagnoses_an_examination_establishes(tmp_path):
