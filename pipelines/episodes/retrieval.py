@@ -116,19 +116,19 @@ class TextVectors:
         if joins:
             columns.append(np.array(joins, dtype=np.intp))
             counts.append(np.ones(len(joins)))
-        found = np.concatenate(columns) if columns else np.zeros(0, dtype=np.intp)
         if len(parts) == 1 and not joins:  # one part's columns are ascending already
             found, summed = parts[0].columns, parts[0].counts
-        elif not found.size:
-            found, summed = found, np.zeros(0)
         else:
-            order = np.argsort(found)
-            found, weights = found[order], np.concatenate(counts)[order]
-            first = np.empty(found.size, dtype=bool)  # where each column's run starts
-            first[0] = True
-            np.not_equal(found[1:], found[:-1], out=first[1:])
-            # A column's counts are small whole numbers: summed exactly, whatever the order.
-            found, summed = found[first], np.bincount(np.cumsum(first) - 1, weights)
+            found = np.concatenate(columns) if columns else np.zeros(0, dtype=np.intp)
+            summed = np.zeros(0)
+            if found.size:
+                order = np.argsort(found)
+                found, weights = found[order], np.concatenate(counts)[order]
+                first = np.empty(found.size, dtype=bool)  # where each column's run starts
+                first[0] = True
+                np.not_equal(found[1:], found[:-1], out=first[1:])
+                # A column's counts are small whole numbers: summed exactly, whatever the order.
+                found, summed = found[first], np.bincount(np.cumsum(first) - 1, weights)
         self._keep(text, _Counts(found, summed, last))
         return found, summed.copy()
 
