@@ -16,10 +16,9 @@ with its line instead of never matching.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
-
-import re
 
 import polars as pl
 
@@ -61,9 +60,6 @@ class Threshold:
     above: bool  # met by a value above ``value`` (else below)
     value: float
     unit: str
-
-    def __str__(self) -> str:
-        return f"{self.exam} {'>' if self.above else '<'} {self.value:g} {self.unit}"
 
 
 @dataclass(frozen=True)
