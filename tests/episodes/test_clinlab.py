@@ -9,13 +9,14 @@ from dataclasses import replace
 import numpy as np
 import polars as pl
 import pytest
+from scipy.stats import spearmanr
 
 import schemas
 from pipelines.episodes.clinlab import ClinLab, clinlab_eval
 from pipelines.episodes.clinlab.evaluation import _wasserstein, held_out_items
 from pipelines.episodes.clinlab.labs import CaseLabs
-from pipelines.episodes.clinlab.model import (DEMOGRAPHICS, _fewest_good_rounds, _fit_one, _no_worse,
-                                             default_settings, design)
+from pipelines.episodes.clinlab.model import (DEMOGRAPHICS, _fewest_good_rounds, _fit_one, _informative,
+                                             _no_worse, _partners, default_settings, design)
 from pipelines.episodes.config import preset
 from pipelines.episodes.lab import LaboratoryPhysician, no_prediction, replaced
 from pipelines.episodes.roles import ClinicalState, LatentPatient
@@ -142,6 +143,51 @@ def test_leave_one_out_learns_from_other_labs_but_cannot_copy_the_target(clinlab
     # a masked target would be copied exactly; pure noise and a diagnosis-only marker stay hard
     assert mae["Potassium", "clinlab"] > 0.8 * mae["Potassium", "population_median"]
     assert mae["NT-proBNP", "clinlab"] > 0.8 * mae["NT-proBNP", "population_median"]
+
+
+def _panel(n: int = 60) -> list[CaseLabs]:
+    """A panel recorded whole: "Z count" tracks "A total" (named last, so a tie by name puts it
+    last); "B noise" and "C noise" tell nothing; "D sparse" tracks the total but is recorded in a
+    third of the cases; "E pair" in only 6, which is too few to judge."""
+    rng = np.random.default_rng(3)
+    cases = []
+    for i in range(n):
+        total = float(rng.normal(10, 3))
+        values = {"A total": total, "B noise": float(rng.normal()), "C noise": float(rng.normal()),
+                  "Z count": total * 0.6 + float(rng.normal(0, 0.5))}
+        if i % 3 == 0:
+            values["D sparse"] = total + float(rng.normal(0, 0.5))
+        if i < 6:
+            values["E pair"] = total
+        cases.append(CaseLabs(50, "F", values))
+    return cases
+
+
+def test_partners_are_the_labs_that_tell_most_not_the_first_names_of_a_panel():
+    """A panel's labs are all recorded together, so ranking partners by co-recording alone picked
+    them by name: the real MIMIC-IV demo modelled the absolute neutrophil count from basophils and
+    bicarbonate, not from the white count, and ClinLab trailed the median with the ED module."""
+    cases = _panel()
+    names = sorted({n for c in cases for n in c.values})
+    informative = _informative(names, cases, min_co_recorded=10)
+    own = names.index("A total")
+    assert _partners(names, informative[own], own, 1) == ("Z count",)
+    # the sparse partner tells as much where present, but about a third of the cases only
+    assert _partners(names, informative[own], own, 2) == ("Z count", "D sparse")
+    assert informative[own, names.index("E pair")] == 0.0  # 6 cases together: too few
+    assert informative[own, own] == pytest.approx(1.0)  # itself; _partners never offers it
+
+
+def test_informative_is_the_rank_correlation_over_the_cases_recording_both_times_coverage():
+    cases = _panel()
+    names = sorted({n for c in cases for n in c.values})
+    informative = _informative(names, cases, min_co_recorded=10)
+    a, d = names.index("A total"), names.index("D sparse")
+    both = [c for c in cases if "D sparse" in c.values]
+    rho = spearmanr([c.values["A total"] for c in both], [c.values["D sparse"] for c in both]).statistic
+    # ranks are taken over each lab's own cases, so over the co-recorded ones they agree up to ties
+    assert informative[a, d] == pytest.approx(abs(rho) * len(both) / len(cases), abs=0.02)
+    assert informative[d, a] == pytest.approx(abs(rho), abs=0.02)  # every case with D records A
 
 
 def test_a_heavy_tailed_lab_is_predicted_at_its_conditional_median():
