@@ -19,6 +19,7 @@ from pipelines.content.cases import (
     lacks_diagnosis_evidence,
     lacks_criteria,
     lacks_diagnostic_test,
+    lacks_history,
     thresholds,
 )
 from pipelines.content import leakage_audit
@@ -104,7 +105,7 @@ def cases_account_for_every_candidate(clinverse: ClinverseResource) -> dg.AssetC
     """cases + excluded_cases = case_skeleton + skeleton_exclusions, disjoint; every kept case meets
     the sufficiency rule (counts, diagnosis-associated evidence, an examination where only one
     establishes the diagnosis, results that meet the criteria of a diagnosis a measurement defines,
-    an opening complaint or a source
+    a unit reporting the history a diagnosis presupposes, an opening complaint or a source
     whose structured-only cases are kept) and its counts and mark match the published units and exams."""
     settings = clinverse.settings()
     warehouse = clinverse.warehouse()
@@ -118,7 +119,7 @@ def cases_account_for_every_candidate(clinverse: ClinverseResource) -> dg.AssetC
     checked = kept.join(counts, on="case_id", how="left", suffix="_published").with_columns(
         pl.col("n_hidden", "n_units_published", "n_exams_published", "n_complaints", "n_key_complaints",
                "n_key_hidden", "n_associated_exams", "n_nonspecific_exams", "n_diagnostic_tests",
-               "n_criteria_met").fill_null(0)
+               "n_criteria_met", "n_history_units").fill_null(0)
     ).join(thresholds(settings.sufficiency), on="source", how="left")
     no_complaint = lacks_complaint()
     metadata = {
@@ -130,6 +131,7 @@ def cases_account_for_every_candidate(clinverse: ClinverseResource) -> dg.AssetC
         "kept_without_diagnosis_evidence": checked.filter(lacks_diagnosis_evidence()).height,
         "kept_without_diagnostic_test": checked.filter(lacks_diagnostic_test()).height,
         "kept_failing_diagnosis_criteria": checked.filter(lacks_criteria()).height,
+        "kept_without_diagnosis_history": checked.filter(lacks_history()).height,
         "kept_without_complaint": checked.filter(
             no_complaint & ~pl.col("source").is_in(list(settings.structured_only))).height,
         "structured_only_mismarked": checked.filter(pl.col("structured_only") != no_complaint).height,

@@ -10,6 +10,9 @@ echocardiogram); a record-source case of one must record a result of such an exa
 ``diagnosis_criteria.csv``: diagnoses that a measurement defines (sepsis, hypoglycaemia, an
 electrolyte disorder); a record-source case of one must have results that meet enough of its criteria.
 
+``diagnosis_history.csv``: diagnoses that presuppose a history the patient can report (alcohol
+withdrawal, COPD, a psychosis); a record-source case of one must hold a unit that reports it.
+
 Exam names are checked against the exam vocabulary when a file is read, so a misspelt name fails
 with its line instead of never matching.
 """
@@ -29,6 +32,7 @@ from pipelines.units.code_ranges import in_ranges, parse_ranges
 FILE = "exam_associations.csv"
 TESTS_FILE = "diagnostic_tests.csv"
 CRITERIA_FILE = "diagnosis_criteria.csv"
+HISTORY_FILE = "diagnosis_history.csv"
 _THRESHOLD = re.compile(r"(?P<exam>.+?)\s*(?P<op>[<>])\s*(?P<value>\d+(?:\.\d+)?)\s+(?P<unit>\S.*)")
 EVIDENCE = ("defining", "nonspecific")
 
@@ -71,6 +75,21 @@ class DiagnosisCriteria:
 
     def holds(self, code: str) -> bool:
         return in_ranges(code, self.diagnoses)
+
+
+@dataclass(frozen=True)
+class DiagnosisHistory:
+    diagnoses: tuple[tuple[str, str], ...]
+    phrases: tuple[str, ...]  # lower-case; any one, at the start of a word, reports the history
+    why: str
+
+    def holds(self, code: str) -> bool:
+        return in_ranges(code, self.diagnoses)
+
+    @property
+    def pattern(self) -> str:
+        """A regex that finds any of ``phrases`` at the start of a word, without case."""
+        return r"(?i)\b(?:" + "|".join(re.escape(p) for p in self.phrases) + ")"
 
 
 def unit_key(unit: pl.Expr) -> pl.Expr:
@@ -166,3 +185,28 @@ def required_criteria(codes: list[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
             pl.DataFrame(thresholds, schema={"primary_icd10": pl.Utf8, "criterion": pl.Int64, "exam_name": pl.Utf8,
                                              "unit": pl.Utf8, "above": pl.Boolean, "value": pl.Float64}, orient="row")
             .with_columns(unit_key(pl.col("unit")).alias("unit_key")).drop("unit"))
+
+
+def _history(record: Record) -> DiagnosisHistory:
+    phrases = tuple(p.lower() for p in record.items("phrases"))
+    unwordly = [p for p in phrases if not re.match(r"\w", p)]
+    if not phrases or unwordly:
+        raise record.error("phrases", f"expected phrases that start with a letter or digit, not {unwordly or 'nothing'}")
+    return DiagnosisHistory(parse_ranges(record, "diagnoses"), phrases, record.text("why"))
+
+
+@cache
+def diagnosis_history(root: str | Root = __package__) -> tuple[DiagnosisHistory, ...]:
+    return tuple(_history(r) for r in csv_records(root, HISTORY_FILE, ("diagnoses", "phrases", "why")))
+
+
+def required_history(codes: list[str]) -> pl.DataFrame:
+    """``primary_icd10, history_pattern, history_why``: for each of ``codes`` that presupposes a reported
+    history (its first ``diagnosis_history.csv`` row), the regex of its phrases and why."""
+    rows = []
+    for code in codes:
+        found = next((h for h in diagnosis_history() if h.holds(code)), None)
+        if found is not None:
+            rows.append((code, found.pattern, found.why))
+    return pl.DataFrame(rows, schema={"primary_icd10": pl.Utf8, "history_pattern": pl.Utf8, "history_why": pl.Utf8},
+                        orient="row")

@@ -13,7 +13,7 @@ A candidate case is kept when a doctor has something to start from and something
    (a raised white count for an infection) beside a key opening complaint (diarrhoea for an
    intestinal infection): a white count alone does not point to the gut. SICdb ships no
    reference ranges: no result of it is abnormal or normal, so the rule cannot judge its cases
-   (they are structured-only, item 5);
+   (they are structured-only, item 7);
 4. for a record source (MIMIC-IV, SICdb: ``Source.record``) whose diagnosis only an examination
    establishes (``diagnostic_tests.csv``: a tumour, a pulmonary embolism or pneumonia on imaging,
    an arrhythmia on the ECG), a recorded result of such an exam (stage ``diagnostic_test``); a MedQA
@@ -22,7 +22,11 @@ A candidate case is kept when a doctor has something to start from and something
    hypoglycaemia, an electrolyte disorder), recorded results of its window that meet enough of the
    diagnosis's criteria (stage ``diagnosis_criteria``): a glucose of 77 mg/dL contradicts
    hypoglycaemia;
-6. for a record source, an opening complaint: a disclosed
+6. for a record source whose diagnosis presupposes a history the patient can report
+   (``diagnosis_history.csv``: alcohol withdrawal, COPD, a psychosis, a post-procedural infection), a
+   unit of the case that reports it (stage ``diagnosis_history``): alcohol withdrawal with no alcohol
+   use anywhere in the case cannot be told from other deliria;
+7. for a record source, an opening complaint: a disclosed
    ``chief_complaint`` unit, from the discharge note or ED triage (stage ``opening_complaint``).
    ``Settings.structured_only`` (env
    ``CLINVERSE_STRUCTURED_ONLY``) names the sources whose cases without one are kept anyway,
@@ -40,17 +44,19 @@ import polars as pl
 
 import schemas
 from pipelines.content.associations import FILE as ASSOCIATIONS_FILE
-from pipelines.content.associations import CRITERIA_FILE, TESTS_FILE, associated_exams, required_criteria
-from pipelines.content.associations import required_tests, unit_key
+from pipelines.content.associations import CRITERIA_FILE, HISTORY_FILE, TESTS_FILE, associated_exams
+from pipelines.content.associations import required_criteria, required_history, required_tests, unit_key
 from pipelines.sources.registry import FLAGGED_SOURCES, RECORD_SOURCES
 
 SUFFICIENCY = "evidence_sufficiency"
 DIAGNOSIS_EVIDENCE = "diagnosis_evidence"
 DIAGNOSTIC_TEST = "diagnostic_test"
 DIAGNOSIS_CRITERIA = "diagnosis_criteria"
+DIAGNOSIS_HISTORY = "diagnosis_history"
 OPENING_COMPLAINT = "opening_complaint"
 COUNTS = ("n_units", "n_hidden", "n_exams", "n_complaints", "n_key_complaints", "n_key_hidden",
-          "n_associated_exams", "n_nonspecific_exams", "n_diagnostic_tests", "n_criteria_met")
+          "n_associated_exams", "n_nonspecific_exams", "n_diagnostic_tests", "n_criteria_met",
+          "n_history_units")
 
 
 @dataclass(frozen=True)
@@ -68,7 +74,9 @@ def evidence_counts(skeleton: pl.DataFrame, units: pl.LazyFrame, exams: pl.LazyF
     establish the primary code, ``diagnostic_tests.csv``) and ``diagnostic_tests`` (those exams,
     ``|`` separated; null when no examination is required), ``n_criteria_met`` (criteria of the
     primary code that a recorded result meets, ``diagnosis_criteria.csv``), ``criteria_required`` and
-    ``criteria_why`` (how many it needs and why; null when a measurement does not define it)."""
+    ``criteria_why`` (how many it needs and why; null when a measurement does not define it),
+    ``n_history_units`` (units, not negated, that report the history the primary code presupposes,
+    ``diagnosis_history.csv``) and ``history_why`` (that history; null when none is presupposed)."""
     complaint = (pl.col("category") == "chief_complaint") & pl.col("disclosed")
     unit_counts = units.group_by("case_id").agg(
         pl.len().alias("n_units"), (~pl.col("disclosed")).sum().alias("n_hidden"),
@@ -104,6 +112,12 @@ def evidence_counts(skeleton: pl.DataFrame, units: pl.LazyFrame, exams: pl.LazyF
                 .otherwise(pl.col("value_num") < pl.col("value")))
         .group_by("case_id").agg(pl.col("criterion").n_unique().alias("n_criteria_met"))
     )
+    history = primaries.join(required_history(codes), on="primary_icd10")
+    reported = (
+        units.filter(~pl.col("negated")).join(history.lazy(), on="case_id")
+        .filter(pl.col("text").str.contains(pl.col("history_pattern")))
+        .group_by("case_id").agg(pl.len().alias("n_history_units"))
+    )
     return (unit_counts.join(exam_counts, on="case_id", how="full", coalesce=True)
             .join(associated, on="case_id", how="full", coalesce=True)
             .join(established, on="case_id", how="full", coalesce=True)
@@ -112,6 +126,8 @@ def evidence_counts(skeleton: pl.DataFrame, units: pl.LazyFrame, exams: pl.LazyF
             .join(primaries.join(needed, on="primary_icd10").lazy().select("case_id", "criteria_required",
                                                                            "criteria_why"),
                   on="case_id", how="full", coalesce=True)
+            .join(reported, on="case_id", how="full", coalesce=True)
+            .join(history.lazy().select("case_id", "history_why"), on="case_id", how="full", coalesce=True)
             .collect())
 
 
@@ -136,8 +152,15 @@ def lacks_criteria() -> pl.Expr:
             & (pl.col("n_criteria_met") < pl.col("criteria_required")))
 
 
+def lacks_history() -> pl.Expr:
+    """Rule 6 fails: a record-source case whose diagnosis presupposes a reported history has no unit
+    that reports it."""
+    return (pl.col("source").is_in(RECORD_SOURCES) & pl.col("history_why").is_not_null()
+            & (pl.col("n_history_units") == 0))
+
+
 def lacks_complaint() -> pl.Expr:
-    """A record-source case without a disclosed chief complaint (rule 6; kept only as structured-only)."""
+    """A record-source case without a disclosed chief complaint (rule 7; kept only as structured-only)."""
     return pl.col("source").is_in(RECORD_SOURCES) & (pl.col("n_complaints") == 0)
 
 
@@ -178,6 +201,9 @@ def curate(skeleton: pl.DataFrame, skeleton_exclusions: pl.DataFrame, presentati
             f"{{}} is defined by measurements, and the recorded results of the case's window meet {{}} of its criteria "
             f"(at least {{}} required: {{}}; {CRITERIA_FILE})",
             "primary_icd10", "n_criteria_met", "criteria_required", "criteria_why")),
+        (lacks_history(), DIAGNOSIS_HISTORY, pl.format(
+            f"{{}} presupposes a history that no information unit of the case reports ({{}}; {HISTORY_FILE})",
+            "primary_icd10", "history_why")),
         (no_complaint & ~pl.col("source").is_in(list(structured_only)), OPENING_COMPLAINT, pl.format(
             "no opening complaint (no chief complaint in a discharge note or ED triage) to start from; "
             "CLINVERSE_STRUCTURED_ONLY={} keeps such cases, marked structured_only", "source")),

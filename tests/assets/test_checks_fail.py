@@ -319,6 +319,17 @@ def _give_a_kept_case_a_diagnosis_its_results_contradict(home: Path) -> None:
     _put(home, "case_skeleton", _set(_read(home, "case_skeleton"), pl.col("case_id") == kept, primary_icd10="E16.1"))
 
 
+def _give_a_kept_case_a_diagnosis_no_unit_of_it_reports(home: Path) -> None:
+    """Its skeleton's primary code becomes alcohol withdrawal delirium, and no unit of it names alcohol or a
+    drink. It has a hidden key unit, so its diagnosis evidence stands."""
+    units = _read(home, "information_units")
+    keyed = units.filter((pl.col("importance") == "key") & ~pl.col("disclosed"))
+    drinking = units.filter(pl.col("text").str.contains(r"(?i)\b(?:alcohol|drink|etoh|beer|wine|liquor|vodka)"))
+    kept = (_read(home, "cases").filter(pl.col("source") == "mimic_iv").join(keyed, on="case_id", how="semi")
+            .join(drinking, on="case_id", how="anti")["case_id"][0])
+    _put(home, "case_skeleton", _set(_read(home, "case_skeleton"), pl.col("case_id") == kept, primary_icd10="F10.231"))
+
+
 def _reword_the_complaint_of_a_kept_case_and_mark_it(home: Path) -> None:
     """Its chief complaint becomes HPI and the case is marked structured-only, which mimic_iv does not allow by
     default. The case has a hidden key unit: its diagnosis evidence does not rest on the complaint."""
@@ -344,10 +355,12 @@ def _mark_a_case_with_a_complaint_structured_only(home: Path) -> None:
     (_take_the_diagnosis_evidence_of_a_kept_case, "kept_without_diagnosis_evidence"),
     (_give_a_kept_case_a_diagnosis_only_an_ecg_establishes, "kept_without_diagnostic_test"),
     (_give_a_kept_case_a_diagnosis_its_results_contradict, "kept_failing_diagnosis_criteria"),
+    (_give_a_kept_case_a_diagnosis_no_unit_of_it_reports, "kept_without_diagnosis_history"),
     (_reword_the_complaint_of_a_kept_case_and_mark_it, "kept_without_complaint"),
     (_mark_a_case_with_a_complaint_structured_only, "structured_only_mismarked"),
 ], ids=["candidate-unaccounted", "kept-and-excluded", "unknown-case", "kept-below-threshold", "counts-mismatch",
-        "no-diagnosis-evidence", "no-diagnostic-test", "criteria-unmet", "no-complaint", "structured-only-mismarked"])
+        "no-diagnosis-evidence", "no-diagnostic-test", "criteria-unmet", "history-unreported", "no-complaint",
+        "structured-only-mismarked"])
 def test_cases_account_for_every_candidate_fails(home, built, tamper: Tamper, counter: str):
     tamper(home)
     assert _counters(_failure(cases_account_for_every_candidate, _resource(home, built))) == {counter: 1}

@@ -3,9 +3,10 @@ import pytest
 
 import schemas
 from pipelines import icd
-from pipelines.content.associations import associated_exams, diagnosis_criteria, diagnostic_tests, exam_associations
-from pipelines.content.associations import required_tests
-from pipelines.content.cases import DIAGNOSIS_CRITERIA, DIAGNOSIS_EVIDENCE, DIAGNOSTIC_TEST, OPENING_COMPLAINT, curate
+from pipelines.content.associations import associated_exams, diagnosis_criteria, diagnosis_history, diagnostic_tests
+from pipelines.content.associations import exam_associations, required_tests
+from pipelines.content.cases import DIAGNOSIS_CRITERIA, DIAGNOSIS_EVIDENCE, DIAGNOSIS_HISTORY, DIAGNOSTIC_TEST
+from pipelines.content.cases import OPENING_COMPLAINT, curate
 from pipelines.content.cases import evidence_counts
 from pipelines.datafiles import DataFileError
 
@@ -23,9 +24,10 @@ def _skeleton(ids, source="mimic_iv"):
 
 
 def _units(rows):
-    """(case_id, disclosed, category, importance) rows."""
+    """(case_id, disclosed, category, importance) rows, or with (text, negated) after them."""
+    rows = [(*row, "A fact.", False) if len(row) == 4 else row for row in rows]
     return pl.DataFrame(rows, schema={"case_id": pl.Utf8, "disclosed": pl.Boolean, "category": pl.Utf8,
-                                      "importance": pl.Utf8}, orient="row")
+                                      "importance": pl.Utf8, "text": pl.Utf8, "negated": pl.Boolean}, orient="row")
 
 
 def _exams(rows):
@@ -219,6 +221,57 @@ def test_diagnosis_criteria_name_catalog_exams_with_a_unit_and_need_no_more_than
         (tmp_path / "diagnosis_criteria.csv").write_text(header + row + "\n")
         with pytest.raises(DataFileError, match=problem):
             diagnosis_criteria(tmp_path)
+
+
+def _curated_with_history(code, texts, source="mimic_iv"):
+    """One case of ``code`` with a complete history whose hidden pmh unit says each of ``texts``
+    ((text, negated) pairs, one unit each)."""
+    skeleton = _skeleton([1], source=source).with_columns(primary_icd10=pl.lit(code), acceptable_icd10=pl.lit([code]))
+    case = skeleton["case_id"][0]
+    units, exams = _complete(case)
+    units += [(case, False, "pmh", "supporting", text, negated) for text, negated in texts]
+    return curate(skeleton, pl.DataFrame(schema=schemas.empty("excluded_cases").schema),
+                  pl.DataFrame({"case_id": [case], "presentation": ["A 60-year-old woman who is confused."]}),
+                  evidence_counts(skeleton, _units(units).lazy(), _exams(exams).lazy()), RULES, ("sicdb",))
+
+
+@pytest.mark.parametrize(("code", "texts", "kept"), [
+    ("F10.231", [("I drink a bottle of vodka a day.", False)], True),
+    ("F10.231", [("Drinking: six beers a night.", False)], True),  # at a word's start, without case
+    ("F10.231", [("I do not drink alcohol.", True)], False),  # a negated unit reports nothing
+    ("F10.231", [("I am a non-smoker.", False)], False),
+    ("J44.1", [("I used to smoke a pack a day.", False)], True),
+    ("J44.1", [("I take an albuterol inhaler.", False)], True),
+    ("J44.1", [("I have high blood pressure.", False)], False),
+    ("F29", [("I hear voices telling me to hurt myself.", False)], True),
+    ("F29", [("I feel sad most days.", False)], False),
+    ("T81.41XA", [("I had my gallbladder out two weeks ago, surgery went fine.", False)], True),
+    ("T81.41XA", [("I have a fever and my belly hurts.", False)], False),
+    ("J18.9", [], True),  # pneumonia presupposes no history
+])
+def test_a_diagnosis_that_presupposes_a_history_needs_a_unit_that_reports_it(code, texts, kept):
+    curated = _curated_with_history(code, texts)
+    assert curated.cases.height == int(kept)
+    if not kept:
+        row = curated.excluded.row(0, named=True)
+        assert row["stage"] == DIAGNOSIS_HISTORY
+        assert row["reason"].startswith(f"{code} presupposes a history that no information unit of the case reports (")
+        assert row["reason"].endswith("; diagnosis_history.csv)")
+
+
+def test_a_vignette_is_not_held_to_the_history():
+    assert _curated_with_history("F10.231", [], source="medqa").cases.height == 1
+
+
+def test_diagnosis_history_rows_need_codes_and_wordlike_phrases(tmp_path):
+    withdrawal = next(h for h in diagnosis_history() if h.holds("F10.231"))
+    assert "alcohol" in withdrawal.phrases and not withdrawal.holds("F10.20")
+    header = "diagnoses,phrases,why\n"
+    for row, problem in [("F10.23,,no phrases", "phrases"), ("F10.23,alcohol| (drink,punctuation", "drink"),
+                         ("alcohol,alcohol,no code", "not a dotted ICD-10-CM code prefix")]:
+        (tmp_path / "diagnosis_history.csv").write_text(header + row + "\n")
+        with pytest.raises(DataFileError, match=problem):
+            diagnosis_history(tmp_path)
 
 
 def test_diagnostic_tests_name_catalog_exams_and_only_diagnoses_an_examination_establishes(tmp_path):
