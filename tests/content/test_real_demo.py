@@ -57,7 +57,8 @@ def test_structured_units_and_exams_make_most_admissions_with_labs_diagnosable(b
     evidence of the diagnosis. What the demo cannot show without notes (imaging of an injury, an echo of a valve)
     is excluded, and so is an infection whose only evidence is a raised white count: with no complaint, nothing
     says where it is. So is a diagnosis that only an examination the demo lacks establishes (a tumour or
-    pneumonia on imaging, an arrhythmia on the ECG: diagnostic_tests.csv)."""
+    pneumonia on imaging, an arrhythmia on the ECG: diagnostic_tests.csv), and one whose presupposed history
+    no unit reports (alcohol withdrawal without alcohol use: diagnosis_history.csv)."""
     warehouse, _, _, _, curated, _ = built
     with_labs = duckdb.sql(f"SELECT DISTINCT hadm_id FROM read_parquet('{warehouse.table_glob('mimic_labevents')}') "
                            "WHERE hadm_id IS NOT NULL").pl()
@@ -65,7 +66,8 @@ def test_structured_units_and_exams_make_most_admissions_with_labs_diagnosable(b
     candidates = warehouse.read("case_skeleton").select("case_id")  # skeleton_exclusions get no content
     lab_cases = warehouse.read("case_provenance").join(with_labs, on="hadm_id", how="semi").join(candidates, on="case_id")
     kept = lab_cases.join(curated.cases, on="case_id", how="semi").height
-    assert kept / lab_cases.height >= 0.45  # 73 of 144 when written (86 of 145 before diagnostic_tests.csv)
+    # 73 of 144 when written (86 of 145 before diagnostic_tests.csv; 64 of 144 after diagnosis_history.csv)
+    assert kept / lab_cases.height >= 0.4
     assert curated.cases.height + curated.excluded.height == candidates.height + warehouse.rows("skeleton_exclusions")
 
 
