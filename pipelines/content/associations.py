@@ -191,7 +191,8 @@ def _history(record: Record) -> DiagnosisHistory:
     phrases = tuple(p.lower() for p in record.items("phrases"))
     unwordly = [p for p in phrases if not re.match(r"\w", p)]
     if not phrases or unwordly:
-        raise record.error("phrases", f"expected phrases that start with a letter or digit, not {unwordly or 'nothing'}")
+        raise record.error("phrases", f"expected phrases that start with a letter or digit, "
+                                      f"not {unwordly or 'nothing'}")
     return DiagnosisHistory(parse_ranges(record, "diagnoses"), phrases, record.text("why"))
 
 

@@ -171,8 +171,9 @@ def test_only_a_predicted_result_does_not_establish_a_diagnosis():
     assert counts["diagnostic_tests"].to_list() == ["CT chest|Chest X-ray"]
 
 
-def _curated_with(code, results, source="mimic_iv"):
-    """One case of ``code`` with a complete history and ``results`` ((exam, value, unit) recorded)."""
+def _curated_with(code, results, source="mimic_iv", texts=()):
+    """One case of ``code`` with a complete history, ``results`` ((exam, value, unit) recorded) and a hidden pmh
+    unit for each of ``texts`` ((text, negated) pairs)."""
     info = icd.icd10cm_info(code)
     skeleton = _skeleton([1], source=source).with_columns(
         primary_icd10=pl.lit(code), primary_icd10_category=pl.lit(code[:3]), primary_icd10_block=pl.lit(info.block),
@@ -180,6 +181,7 @@ def _curated_with(code, results, source="mimic_iv"):
     case = skeleton["case_id"][0]
     units, exams = _complete(case)
     exams += [(case, exam, None, "recorded", value, unit) for exam, value, unit in results]
+    units += [(case, False, "pmh", "supporting", text, negated) for text, negated in texts]
     return curate(skeleton, pl.DataFrame(schema=schemas.empty("excluded_cases").schema),
                   pl.DataFrame({"case_id": [case], "presentation": ["A 60-year-old woman with a fever."]}),
                   evidence_counts(skeleton, _units(units).lazy(), _exams(exams).lazy()), RULES, ("sicdb",))
@@ -223,18 +225,6 @@ def test_diagnosis_criteria_name_catalog_exams_with_a_unit_and_need_no_more_than
             diagnosis_criteria(tmp_path)
 
 
-def _curated_with_history(code, texts, source="mimic_iv"):
-    """One case of ``code`` with a complete history whose hidden pmh unit says each of ``texts``
-    ((text, negated) pairs, one unit each)."""
-    skeleton = _skeleton([1], source=source).with_columns(primary_icd10=pl.lit(code), acceptable_icd10=pl.lit([code]))
-    case = skeleton["case_id"][0]
-    units, exams = _complete(case)
-    units += [(case, False, "pmh", "supporting", text, negated) for text, negated in texts]
-    return curate(skeleton, pl.DataFrame(schema=schemas.empty("excluded_cases").schema),
-                  pl.DataFrame({"case_id": [case], "presentation": ["A 60-year-old woman who is confused."]}),
-                  evidence_counts(skeleton, _units(units).lazy(), _exams(exams).lazy()), RULES, ("sicdb",))
-
-
 @pytest.mark.parametrize(("code", "texts", "kept"), [
     ("F10.231", [("I drink a bottle of vodka a day.", False)], True),
     ("F10.231", [("Drinking: six beers a night.", False)], True),  # at a word's start, without case
@@ -250,7 +240,7 @@ def _curated_with_history(code, texts, source="mimic_iv"):
     ("J18.9", [], True),  # pneumonia presupposes no history
 ])
 def test_a_diagnosis_that_presupposes_a_history_needs_a_unit_that_reports_it(code, texts, kept):
-    curated = _curated_with_history(code, texts)
+    curated = _curated_with(code, [], texts=texts)
     assert curated.cases.height == int(kept)
     if not kept:
         row = curated.excluded.row(0, named=True)
@@ -260,7 +250,7 @@ def test_a_diagnosis_that_presupposes_a_history_needs_a_unit_that_reports_it(cod
 
 
 def test_a_vignette_is_not_held_to_the_history():
-    assert _curated_with_history("F10.231", [], source="medqa").cases.height == 1
+    assert _curated_with("F10.231", [], source="medqa").cases.height == 1
 
 
 def test_diagnosis_history_rows_need_codes_and_wordlike_phrases(tmp_path):
