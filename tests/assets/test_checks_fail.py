@@ -49,6 +49,7 @@ from assets.profiles import profiles_do_not_leak, profiles_match_cases, synthea_
 from assets.sources import STAGING_CHECKS
 from assets.units import information_units_have_key_facts
 from pipelines import cli, config, icd
+from pipelines.content.associations import diagnosis_history
 from pipelines.content.leakage_audit import detector
 from pipelines.medqa.convert import QUARANTINE_PARTITION, QUARANTINE_REASON
 from pipelines.medqa.vignette import stem_span
@@ -321,10 +322,11 @@ def _give_a_kept_case_a_diagnosis_its_results_contradict(home: Path) -> None:
 
 def _give_a_kept_case_a_diagnosis_no_unit_of_it_reports(home: Path) -> None:
     """Its skeleton's primary code becomes alcohol withdrawal delirium, and no unit of it names alcohol or a
-    drink. It has a hidden key unit, so its diagnosis evidence stands."""
+    drink (diagnosis_history.csv's phrases). It has a hidden key unit, so its diagnosis evidence stands."""
     units = _read(home, "information_units")
     keyed = units.filter((pl.col("importance") == "key") & ~pl.col("disclosed"))
-    drinking = units.filter(pl.col("text").str.contains(r"(?i)\b(?:alcohol|drink|etoh|beer|wine|liquor|vodka)"))
+    withdrawal = next(h for h in diagnosis_history() if h.holds("F10.231"))
+    drinking = units.filter(pl.col("text").str.contains(withdrawal.pattern))
     kept = (_read(home, "cases").filter(pl.col("source") == "mimic_iv").join(keyed, on="case_id", how="semi")
             .join(drinking, on="case_id", how="anti")["case_id"][0])
     _put(home, "case_skeleton", _set(_read(home, "case_skeleton"), pl.col("case_id") == kept, primary_icd10="F10.231"))
