@@ -25,6 +25,7 @@ from pipelines.resources import ClinverseResource
 EPISODE_GROUP = "episodes"  # partitioned by run, so outside the build job
 EPISODE_RUNS = dg.DynamicPartitionsDefinition(name="episode_runs")
 CURATED = ["cases", "information_units", "exam_results", "exam_catalog", "profiles"]
+LAB_POPULATION = [*CURATED, "case_skeleton"]  # ClinLab learns from every candidate admission (CaseStore.lab_admissions)
 LOWER_IS_BETTER = ("mape", "median_mape", "mae", "norm_ref_err", "wasserstein")
 
 
@@ -48,7 +49,7 @@ class EpisodeRunConfig(dg.Config):
 @dg.multi_asset(
     group_name=EPISODE_GROUP,
     partitions_def=EPISODE_RUNS,
-    specs=[dg.AssetSpec(table, deps=CURATED, kinds={"polars", "parquet"},
+    specs=[dg.AssetSpec(table, deps=LAB_POPULATION, kinds={"polars", "parquet"},
                         description=f"`{table}` of one episode run (partition = run id).") for table in RUN_TABLES],
 )
 def episode_run(context: dg.AssetExecutionContext, config: EpisodeRunConfig, clinverse: ClinverseResource):
@@ -107,7 +108,7 @@ def dual_layer_with_self_check_discloses_nothing(clinverse: ClinverseResource) -
                                metadata={"queries": guarded.height, "disclosed": disclosed})
 
 
-@dg.asset(group_name="evaluation", deps=CURATED, kinds={"scikit-learn", "parquet"},
+@dg.asset(group_name="evaluation", deps=LAB_POPULATION, kinds={"scikit-learn", "parquet"},
           description="ClinLab against a population-median baseline on held-out test-split lab values, per lab and ALL.")
 def clinlab_eval(clinverse: ClinverseResource) -> dg.MaterializeResult:
     started = time.perf_counter()

@@ -2,7 +2,9 @@
 
 :class:`CaseStore` reads ``cases``, ``information_units``, ``exam_results``, ``exam_catalog`` and
 ``profiles`` once (from a warehouse home or from frames, e.g. in tests) and groups the per-case
-tables by ``case_id`` on first use, so building one case's views is a dictionary lookup.
+tables by ``case_id`` on first use, so building one case's views is a dictionary lookup. ClinLab
+learns from more than the kept cases: :meth:`CaseStore.lab_admissions` adds ``case_skeleton``'s
+other candidates, whose first-window results ``exam_results`` holds as well (read when built).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from pipelines.warehouse import Warehouse
 
 TABLES = ("cases", "information_units", "exam_results", "exam_catalog", "profiles")
 SCORING_TABLES = ("case_rubrics", "case_exam_targets")  # read when built: the judge's reference (get_reward)
+OPTIONAL_TABLES = (*SCORING_TABLES, "case_skeleton")  # read when built
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,16 @@ class EpisodeCase:
     patient: PatientView
     exams: ExamView
     manager: ManagerView
+
+
+@dataclass(frozen=True)
+class LabAdmission:
+    """An admission as ClinLab sees it, kept as a case or not: age, sex and its recorded results."""
+
+    case_id: str
+    age: int | None
+    sex: str | None
+    exams: ExamView
 
 
 class CaseStore:
@@ -61,12 +74,26 @@ class CaseStore:
 
     @classmethod
     def from_warehouse(cls, warehouse: Warehouse) -> CaseStore:
-        return cls({table: warehouse.read(table) for table in (*TABLES, *SCORING_TABLES)
+        return cls({table: warehouse.read(table) for table in (*TABLES, *OPTIONAL_TABLES)
                     if table in TABLES or warehouse.exists(table)})
 
     def case_ids(self, split: str | None = None) -> list[str]:
         cases = self.cases if split is None else self.cases.filter(pl.col("split") == split)
         return cases["case_id"].to_list()
+
+    def lab_admissions(self, split: str) -> list[LabAdmission]:
+        """``split``'s kept cases and every other candidate admission of ``case_skeleton`` (when the
+        store has it), by case id. A candidate the curation excluded (no opening complaint, no
+        evidence of its diagnosis) still has real first-window results: on the real MIMIC-IV demo with
+        the ED module 120 train admissions against 26 kept cases, so ClinLab does not shift with the
+        curation's rules. Splits are per patient, so no test patient's values reach training."""
+        people = self.cases.select("case_id", "split", "age", "sex")
+        skeleton = self._frames.get("case_skeleton")
+        if skeleton is not None:
+            people = pl.concat([people, skeleton.select(people.columns)], how="vertical_relaxed")
+            people = people.unique("case_id", keep="first")
+        rows = people.filter(pl.col("split") == split).sort("case_id").iter_rows()
+        return [LabAdmission(case_id, age, sex, self._exam_view(case_id)) for case_id, _, age, sex in rows]
 
     def table(self, name: str) -> pl.DataFrame | None:
         """A table the store was given (such as ``case_rubrics``), None if it was not."""
@@ -115,9 +142,12 @@ class CaseStore:
             sex=row["sex"],
             presentation=row["presentation"],
             patient=self._patient_view(case_id),
-            exams=ExamView(case_id, tuple(_exam(r) for r in self._exams.get(case_id, [])), self.catalog),
+            exams=self._exam_view(case_id),
             manager=_manager_view(row),
         )
+
+    def _exam_view(self, case_id: str) -> ExamView:
+        return ExamView(case_id, tuple(_exam(r) for r in self._exams.get(case_id, [])), self.catalog)
 
     def _patient_view(self, case_id: str) -> PatientView:
         units = tuple(

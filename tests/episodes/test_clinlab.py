@@ -16,7 +16,7 @@ from pipelines.episodes.clinlab import ClinLab, clinlab_eval
 from pipelines.episodes.clinlab.evaluation import _wasserstein, held_out_items
 from pipelines.episodes.clinlab.labs import CaseLabs
 from pipelines.episodes.clinlab.model import (DEMOGRAPHICS, _fewest_good_rounds, _fit_one, _informative,
-                                             _no_worse, _partners, default_settings, design)
+                                             _beats, _partners, default_settings, design)
 from pipelines.episodes.config import preset
 from pipelines.episodes.lab import LaboratoryPhysician, no_prediction, replaced
 from pipelines.episodes.roles import ClinicalState, LatentPatient
@@ -224,15 +224,19 @@ def test_a_weighted_fit_that_costs_absolute_error_is_served_the_median():
     assert not informed.log and informed.regressor is not None
 
 
-def test_no_worse_counts_both_absolute_and_relative_error():
+def test_a_model_must_beat_the_median_beyond_the_noise_in_absolute_and_relative_error():
     y = np.array([1.0, 10.0, 100.0, 0.0])
-    assert _no_worse(y, np.full(4, 10.0), y)
-    # less absolute error but more relative error (the small values missed): worse
-    assert not _no_worse(np.array([5.0, 10.0, 100.0, 0.0]), np.array([1.0, 10.0, 60.0, 0.0]), y)
-    # less relative error but more absolute error (the large value missed): worse
-    assert not _no_worse(np.array([1.0, 10.0, 40.0, 0.0]), np.array([3.0, 10.0, 90.0, 0.0]), y)
+    assert _beats(y, np.full(4, 10.0), y)
+    # less absolute error but more relative error (the small values missed): not better
+    assert not _beats(np.array([5.0, 10.0, 100.0, 0.0]), np.array([1.0, 10.0, 60.0, 0.0]), y)
+    # less relative error but more absolute error (the large value missed): not better
+    assert not _beats(np.array([1.0, 10.0, 40.0, 0.0]), np.array([3.0, 10.0, 90.0, 0.0]), y)
     # a zero target counts for the absolute error only
-    assert not _no_worse(np.array([1.0, 10.0, 100.0, 5.0]), y, y)
+    assert not _beats(np.array([1.0, 10.0, 100.0, 5.0]), y, y)
+    # ahead on average in both, by less than a standard error of the paired gain (+2, -1, +2, -1): noise
+    y = np.array([10.0, 20.0, 30.0, 40.0])
+    assert not _beats(np.array([23.0, 26.0, 27.0, 24.0]), np.full(4, 25.0), y)
+    assert _beats(np.array([12.0, 21.0, 29.0, 38.0]), np.full(4, 25.0), y)
 
 
 def test_the_fewest_rounds_within_one_standard_error_of_the_least_error_are_chosen():
@@ -270,6 +274,23 @@ def test_units_reference_ranges_and_rare_labs(clinlab, lab_store):
     assert "Lipase" not in clinlab.models and "Chest X-ray" not in clinlab.stats
     items = held_out_items(lab_store, clinlab)
     assert items.filter(exam_name="Hemoglobin")["recorded"].max() < 40  # no test value in g/L is scored
+
+
+def test_clinlab_learns_and_is_scored_on_every_candidate_admission_of_its_split(frames):
+    """Cases the curation excluded keep their recorded results: ClinLab trains on the train split's
+    skeleton candidates, kept or not, and is scored on the test split's; no test value is learnt."""
+    kept = frames["cases"].filter(pl.col("case_id").str.slice(-1).is_in(list("02468ace")))  # half of each split
+    store = CaseStore(frames | {"cases": kept, "case_skeleton": frames["cases"].select("case_id", "split", "age",
+                                                                                          "sex")})
+    kept_only = CaseStore(frames | {"cases": kept})
+    train, test = store.lab_admissions("train"), store.lab_admissions("test")
+    assert (len(train), len(test)) == (80, 20)
+    assert [a.case_id for a in kept_only.lab_admissions("train")] == kept.filter(split="train")["case_id"].to_list()
+    sodium = {a.case_id: a.exams.by_name["Sodium"].value_num for a in train}
+    assert ClinLab.fit(store, **FAST).stats["Sodium"].median == np.median(list(sodium.values()))
+    assert ClinLab.fit(kept_only, **FAST).stats["Sodium"].n == 40
+    items = held_out_items(store, ClinLab.fit(store, **FAST))
+    assert items.filter(exam_name="Sodium", predictor="clinlab").height == 20
 
 
 def test_fit_is_deterministic(lab_store, clinlab):

@@ -1,6 +1,7 @@
 """``clinlab_eval``: ClinLab against a population-median baseline on held-out test-split labs.
 
-Items: every test-split case's recorded numeric value of every lab ClinLab has a model for, in
+Items: every test-split admission's (:meth:`CaseStore.lab_admissions`: kept as a case or not)
+recorded numeric value of every lab ClinLab has a model for, in
 the lab's training unit, each masked in turn (leave-one-out: the value is predicted from the
 case's age, sex and other labs; ClinLab's model of a lab never takes that lab as a feature). Both
 predictors answer the same items: ``clinlab`` and ``population_median`` (the lab's train-split
@@ -61,7 +62,7 @@ def clinlab_eval(source: CaseStore | Mapping[str, pl.DataFrame], clinlab: ClinLa
 
 def held_out_items(store: CaseStore, clinlab: ClinLab, split: str = "test") -> pl.DataFrame:
     """One row per predictor and held-out value: recorded, predicted, range, flag, standardised pair."""
-    cases = [store.case(c) for c in store.case_ids(split)]
+    cases = store.lab_admissions(split)
     labs = [numeric_labs(c.exams) for c in cases]
     inputs = [CaseLabs.of(c.age, c.sex, c.exams, clinlab.stats) for c in cases]
     parts = []
