@@ -268,6 +268,29 @@ def _query(args: argparse.Namespace) -> int:
     return 0
 
 
+def _show(args: argparse.Namespace) -> int:
+    from pipelines.episodes.dossier import case_dossier
+    from pipelines.episodes.store import CaseStore
+    from pipelines.warehouse import WarehouseError
+
+    if not args.case_ids and not args.split:
+        console.print("[bold red]name case ids, or --split train|test for all of a split's cases[/]")
+        return 2
+    try:
+        store = CaseStore.from_home(_home(args))
+    except WarehouseError as exc:
+        console.print(f"[bold red]{exc}[/]")
+        return 2
+    unknown = sorted(set(args.case_ids) - set(store.case_ids()))
+    if unknown:
+        console.print(f"[bold red]no kept case {', '.join(unknown)} in {_home(args)}[/] (excluded ones: "
+                      "clinverse query \"SELECT * FROM excluded_cases WHERE case_id = '...'\")")
+        return 2
+    chosen = args.case_ids or store.case_ids(args.split)
+    sys.stdout.write("\n".join(case_dossier(store.case(c)) for c in chosen))
+    return 0
+
+
 def _home(args: argparse.Namespace) -> Path:
     return Path(args.home or config.environment_values("build").get("home") or "warehouse").resolve()
 
@@ -595,6 +618,13 @@ def parser() -> argparse.ArgumentParser:
                      help="write content derived from MIMIC-IV or SICdb: its recipients must hold credentialed access "
                           "and be bound by the PhysioNet data use agreement")
     rel.set_defaults(func=_release)
+
+    sh = sub.add_parser("show", help="kept cases as an auditor reads them: presentation, the patient's units, the "
+                                     "exam results and the answer")
+    sh.add_argument("case_ids", nargs="*", metavar="CASE_ID")
+    sh.add_argument("--split", choices=["train", "test"], help="every kept case of the split (in case id order)")
+    sh.add_argument("--home", help=f"warehouse folder (env {config.ENV_HOME}, default ./warehouse)")
+    sh.set_defaults(func=_show)
 
     q = sub.add_parser("query", help="read-only SQL over the warehouse")
     q.add_argument("sql")

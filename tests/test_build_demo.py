@@ -36,6 +36,19 @@ def test_considered_records_are_all_accounted_for(demo_warehouse):
     assert demo_warehouse.rows("rejects") > 0  # the demo plants malformed lab rows
 
 
+def test_show_prints_kept_cases_and_refuses_unknown_ones(demo_warehouse, capsys):
+    home = str(demo_warehouse.home)
+    test_ids = demo_warehouse.read("cases").filter(split="test").sort("case_id")["case_id"].to_list()
+    assert main(["show", "--home", home, "--split", "test"]) == 0
+    out = capsys.readouterr().out
+    assert [line.split()[1] for line in out.splitlines() if line.startswith("# ")] == test_ids
+    assert main(["show", "--home", home, test_ids[0]]) == 0
+    assert capsys.readouterr().out.startswith(f"# {test_ids[0]} ")
+    assert main(["show", "--home", home, "c_nope"]) == 2
+    assert "no kept case c_nope" in capsys.readouterr().err
+    assert main(["show", "--home", home]) == 2
+
+
 def test_query_prints_json(demo_warehouse, capsys):
     assert main(["query", "--home", str(demo_warehouse.home), "--format", "json",
                  "SELECT source, count(*) AS n FROM cases GROUP BY source ORDER BY source"]) == 0
