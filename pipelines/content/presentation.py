@@ -14,6 +14,8 @@ Unknown admission codes are left out rather than guessed.
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
 
 from pipelines.content.leakage_guard import case_terms, scrub_column
@@ -53,6 +55,20 @@ def person(age: int | None, sex: str | None) -> str:
     return f"{article} {age}-year-old {noun}"
 
 
+# A complaint in the patient's words ("my heart stopping", ED triage) is told of the patient here.
+# Not "I": a note's complaint may hold a roman numeral ("type I diabetes").
+FIRST_PERSON = {"F": {"my": "her", "me": "her", "myself": "herself"},
+                "M": {"my": "his", "me": "him", "myself": "himself"}}
+FIRST_PERSON_UNKNOWN = {"my": "their", "me": "them", "myself": "themself"}
+_FIRST_PERSON_WORD = re.compile(r"\b(my|me|myself)\b", re.IGNORECASE)
+
+
+def third_person(text: str, sex: str | None) -> str:
+    """'my heart stopping' -> 'her heart stopping' (a woman), 'his' (a man), 'their' (unknown)."""
+    words = FIRST_PERSON.get(sex or "", FIRST_PERSON_UNKNOWN)
+    return _FIRST_PERSON_WORD.sub(lambda m: words[m.group(1).lower()], text)
+
+
 def _acronym(word: str) -> bool:
     return len(word) > 1 and word[:2].isupper()
 
@@ -69,7 +85,7 @@ def compose(age: int | None, sex: str | None, complaints: list[str], admission_t
     """One presentation sentence; see the module docstring for which parts are used when."""
     who = person(age, sex)
     if complaints:
-        return f"{who} presenting with {_joined(complaints)}."
+        return f"{who} presenting with {_joined([third_person(c, sex) for c in complaints])}."
     if setting:
         return f"{who} admitted to {setting}."
     how = [p for p in (ADMISSION_TYPES.get((admission_type or "").strip().upper()),

@@ -20,6 +20,17 @@ def test_chief_complaint_wins_over_the_admission_route():
     assert compose(54, "F", [], "SOMETHING NEW", None) == "A 54-year-old woman admitted to hospital."
 
 
+def test_a_complaint_in_the_patients_words_is_told_of_the_patient():
+    assert compose(47, "M", ["my heart stopping"]) == "A 47-year-old man presenting with his heart stopping."
+    assert compose(89, "F", ["My breathing stopping", "needing more of my medication"]) == \
+        "An 89-year-old woman presenting with her breathing stopping and needing more of her medication."
+    assert compose(None, None, ["a problem with my IV line"]) == \
+        "An adult patient presenting with a problem with their IV line."
+    assert compose(60, "F", ["Myalgia", "mycoplasma exposure"]) == \
+        "A 60-year-old woman presenting with myalgia and mycoplasma exposure."  # words, not letters
+    assert compose(30, "M", ["type I diabetes"]) == "A 30-year-old man presenting with type I diabetes."
+
+
 def test_presentations_per_source():
     cases = pl.DataFrame({"case_id": ["c_1", "c_2"], "age": [70, 40], "sex": ["M", "F"],
                           "admission_type": ["URGENT", "ELECTIVE"],
