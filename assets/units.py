@@ -20,7 +20,7 @@ from pipelines.content.partitions import write_partition
 from pipelines.content.producers import Produced
 from pipelines.resources import ClinverseResource
 from pipelines.units.importance import basis_counts, key_problems
-from pipelines.units.publish import publish
+from pipelines.units.publish import fact_key, publish
 
 GROUP = "content"
 TABLE = "unit_candidates"
@@ -87,6 +87,7 @@ def information_units(clinverse: ClinverseResource):
         ) or "none"),
         "leakage_removals": published.removals.height,
         "superseded_by_notes": published.superseded,
+        "repeated_facts_dropped": published.repeated,
     })
     yield dg.MaterializeResult(asset_key="importance_notes", metadata={
         "rows": noted, **dict(published.notes.group_by("resolution").len().iter_rows()),
@@ -106,12 +107,14 @@ def information_units_do_not_leak(clinverse: ClinverseResource) -> dg.AssetCheck
 def information_units_have_key_facts(clinverse: ClinverseResource) -> dg.AssetCheckResult:
     """Every case with hidden units has a key hidden unit or an importance note saying why not, no
     key unit lacks a basis (statistics or the knowledge fallback), no case noted keyless has a key,
-    and every unit belongs to a candidate case."""
+    every unit belongs to a candidate case, and no case tells one fact twice (publish.fact_key)."""
     warehouse = clinverse.warehouse()
     units = warehouse.read("information_units")
     problems = key_problems(units, warehouse.read_or_empty("importance_notes"))
     orphans = units.join(warehouse.read("case_skeleton"), on="case_id", how="anti").height
+    repeated = units.group_by("case_id", fact_key().alias("fact")).len().filter(pl.col("len") > 1).height
     levels = set(units["importance"].unique().to_list())
-    return dg.AssetCheckResult(passed=not any(problems.values()) and orphans == 0, metadata={
-        **problems, "units_of_unknown_cases": orphans, "importance_levels": ", ".join(sorted(levels)),
+    return dg.AssetCheckResult(passed=not any(problems.values()) and orphans == 0 and repeated == 0, metadata={
+        **problems, "units_of_unknown_cases": orphans, "repeated_facts": repeated,
+        "importance_levels": ", ".join(sorted(levels)),
     })

@@ -22,10 +22,11 @@ A candidate case is kept when a doctor has something to start from and something
    hypoglycaemia, an electrolyte disorder), recorded results of its window that meet enough of the
    diagnosis's criteria (stage ``diagnosis_criteria``): a glucose of 77 mg/dL contradicts
    hypoglycaemia;
-6. for a record source whose diagnosis presupposes a history the patient can report
-   (``diagnosis_history.csv``: alcohol withdrawal, COPD, a psychosis, a post-procedural infection), a
-   unit of the case that reports it (stage ``diagnosis_history``): alcohol withdrawal with no alcohol
-   use anywhere in the case cannot be told from other deliria;
+6. for a record source whose diagnosis presupposes a history or a symptom the patient can report
+   (``diagnosis_history.csv``: alcohol withdrawal, COPD, a psychosis, a post-procedural infection,
+   insulin poisoning, a symptom label such as altered mental status), a unit of the case that
+   reports it (stage ``diagnosis_history``): alcohol withdrawal with no alcohol use anywhere in the
+   case cannot be told from other deliria, nor a symptom label from the problem the patient came with;
 7. for a record source, an opening complaint: a disclosed
    ``chief_complaint`` unit, from the discharge note or ED triage (stage ``opening_complaint``).
    ``Settings.structured_only`` (env
@@ -202,7 +203,7 @@ def curate(skeleton: pl.DataFrame, skeleton_exclusions: pl.DataFrame, presentati
             f"(at least {{}} required: {{}}; {CRITERIA_FILE})",
             "primary_icd10", "n_criteria_met", "criteria_required", "criteria_why")),
         (lacks_history(), DIAGNOSIS_HISTORY, pl.format(
-            f"{{}} presupposes a history that no information unit of the case reports ({{}}; {HISTORY_FILE})",
+            f"{{}} presupposes a history or symptom that no information unit of the case reports ({{}}; {HISTORY_FILE})",
             "primary_icd10", "history_why")),
         (no_complaint & ~pl.col("source").is_in(list(structured_only)), OPENING_COMPLAINT, pl.format(
             "no opening complaint (no chief complaint in a discharge note or ED triage) to start from; "

@@ -6,12 +6,14 @@
    fact is not told twice in two wordings ("HTN" from the note, "Essential (primary)
    hypertension" from the codes). Structured measurements and demographics always stay. Which
    producer gives way to which is ``superseded_by`` in pipelines/content/producers.py.
-3. The leakage guard scrubs diagnosis mentions from free text (clause rule) and drops a unit left
+3. Each fact is told once (:func:`told_once`): two codes with one lay rendering ("I have
+   leukemia" from C92.00 and C91.10) or a history item listed twice gave a case the same unit twice.
+4. The leakage guard scrubs diagnosis mentions from free text (clause rule) and drops a unit left
    without content, or any structured unit that names the diagnosis or is an index name of its
    code; all are recorded in ``leakage_removals`` (partition ``information_units``).
-4. Importance is labelled by the rule learned on train, with its knowledge-based fallback
+5. Importance is labelled by the rule learned on train, with its knowledge-based fallback
    (pipelines.units.importance).
-5. Ordinals are renumbered per case: category order, then producer (their order in
+6. Ordinals are renumbered per case: category order, then producer (their order in
    pipelines/content/producers.py), then the producer's order.
 """
 
@@ -43,6 +45,7 @@ class PublishedUnits:
     associations: pl.DataFrame  # concept x block statistics learned on train
     removals: pl.DataFrame  # leakage_removals rows
     superseded: int  # structured units left out because the note covers their category
+    repeated: int  # units left out because the case already tells the same fact (told_once)
 
 
 def read_candidates(warehouse: Warehouse, skeleton: pl.DataFrame) -> pl.DataFrame:
@@ -67,6 +70,21 @@ def note_precedence(candidates: pl.DataFrame, superseded_by: dict[str, str] | No
         )
         candidates = candidates.join(superseded.select("unit_id"), on="unit_id", how="anti")
     return candidates
+
+
+def fact_key() -> pl.Expr:
+    """What makes two units of a case one fact: category, negation and words, case and punctuation aside."""
+    words = pl.col("text").str.to_lowercase().str.replace_all(r"[^\w]+", " ").str.strip_chars()
+    return pl.concat_str(pl.col("category"), pl.col("negated").cast(pl.Utf8), words, separator="|")
+
+
+def told_once(candidates: pl.DataFrame) -> pl.DataFrame:
+    """``candidates`` with each case's fact (:func:`fact_key`) once: the first by producer order
+    (pipelines/content/producers.py), then the producer's ordinal."""
+    rank = pl.col("producer").replace_strict(PRODUCER_ORDER, default=len(PRODUCER_ORDER))
+    first = candidates.sort(pl.col("case_id"), rank, pl.col("ordinal"), pl.col("unit_id")).unique(
+        ["case_id", fact_key()], keep="first", maintain_order=True)
+    return candidates.join(first.select("unit_id"), on="unit_id", how="semi")
 
 
 def guard(candidates: pl.DataFrame, terms: CaseTerms, codes: pl.DataFrame | None = None
@@ -106,6 +124,8 @@ def publish(warehouse: Warehouse, skeleton: pl.DataFrame, terms: CaseTerms,
     candidates = read_candidates(warehouse, skeleton)
     kept = note_precedence(candidates)
     superseded = candidates.height - kept.height
+    once = told_once(kept)
+    repeated, kept = kept.height - once.height, once
     kept, removals = guard(kept, terms, skeleton.select("case_id", "primary_icd10"))
     cases = skeleton.select("case_id", "split", "patient_key", pl.col("primary_icd10_block").alias("block"),
                             "primary_icd10")
@@ -118,4 +138,4 @@ def publish(warehouse: Warehouse, skeleton: pl.DataFrame, terms: CaseTerms,
     )
     units = schemas.conform("information_units", units.select(list(schemas.get("information_units").columns)))
     return PublishedUnits(units, schemas.conform("importance_notes", labelled.notes), labelled.associations,
-                          removals, superseded)
+                          removals, superseded, repeated)

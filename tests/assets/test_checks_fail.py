@@ -385,11 +385,20 @@ def _move_a_disclosed_unit_to_an_unknown_case(home: Path) -> None:
     _put(home, "information_units", _set(units, pl.col("unit_id") == unit, case_id=UNKNOWN_CASE))
 
 
+def _tell_a_hidden_fact_twice(home: Path) -> None:
+    units = _read(home, "information_units")
+    unit = units.filter(~pl.col("disclosed") & (pl.col("importance") != "key")).row(0, named=True)
+    again = pl.DataFrame([unit | {"unit_id": "u_tampered", "text": unit["text"].upper() + ".",
+                                  "ordinal": units["ordinal"].max() + 1}], schema=units.schema)
+    _put(home, "information_units", pl.concat([units, again]))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("tamper, counter", [
     (_demote_the_key_units_of_a_case, "cases_without_key_or_note"),
     (_move_a_disclosed_unit_to_an_unknown_case, "units_of_unknown_cases"),
-], ids=["case-without-key-or-note", "unit-of-unknown-case"])
+    (_tell_a_hidden_fact_twice, "repeated_facts"),
+], ids=["case-without-key-or-note", "unit-of-unknown-case", "fact-told-twice"])
 def test_information_units_have_key_facts_fails(home, built, tamper: Tamper, counter: str):
     tamper(home)
     assert _counters(_failure(information_units_have_key_facts, _resource(home, built))) == {counter: 1}

@@ -238,6 +238,13 @@ def test_diagnosis_criteria_name_catalog_exams_with_a_unit_and_need_no_more_than
     ("T81.41XA", [("I had my gallbladder out two weeks ago, surgery went fine.", False)], True),
     ("T81.41XA", [("I have a fever and my belly hurts.", False)], False),
     ("J18.9", [], True),  # pneumonia presupposes no history
+    ("T38.3X1A", [("I take insulin glargine 20 units at night.", False)], False),  # insulin, no low sugar
+    ("T38.3X1A", [("My sugar dropped to 40 this morning.", False)], True),
+    ("R41.82", [("Sent in for an abnormal heart tracing.", False)], False),  # a symptom it is not
+    ("R41.82", [("My daughter says I have been confused since yesterday.", False)], True),
+    ("R31.2", [("I take warfarin.", False)], False),
+    ("R31.2", [("I saw blood in my urine.", False)], True),
+    ("R07.89", [("Chest tightness when I climb stairs.", False)], True),
 ])
 def test_a_diagnosis_that_presupposes_a_history_needs_a_unit_that_reports_it(code, texts, kept):
     curated = _curated_with(code, [], texts=texts)
@@ -245,7 +252,7 @@ def test_a_diagnosis_that_presupposes_a_history_needs_a_unit_that_reports_it(cod
     if not kept:
         row = curated.excluded.row(0, named=True)
         assert row["stage"] == DIAGNOSIS_HISTORY
-        assert row["reason"].startswith(f"{code} presupposes a history that no information unit of the case reports (")
+        assert row["reason"].startswith(f"{code} presupposes a history or symptom that no information unit of the case reports (")
         assert row["reason"].endswith("; diagnosis_history.csv)")
 
 

@@ -33,10 +33,16 @@ def test_statuses_and_events_the_stay_may_create_are_not_history(code):
 
 
 @pytest.mark.parametrize("code", ["Z78.1", "T17.308A", "R74.8", "R79.89", "R94.31", "E87.1", "Z68.41", "Z66",
-                                  "W19.XXXA", "Z51.11", "B96.20", "D72.829"])
+                                  "W19.XXXA", "Z51.11", "B96.20", "D72.829", "T45.1X5A", "T38.3X6A", "T82.598A",
+                                  "T88.7XXA"])
 def test_stay_descriptions_and_lab_findings_are_never_history(code):
     assert _current(code) == (None, "not_history")
     assert decide(code, None, current=False) == (None, "not_history")
+
+
+def test_a_transplant_or_an_earlier_injury_stays_history():
+    assert decide("T86.11", None, current=False)[1] == "earlier_admission"  # kidney transplant rejection
+    assert decide("S72.001A", None, current=False)[1] == "earlier_admission"  # a broken hip
 
 
 def test_titles_naming_an_event_of_the_stay_are_not_known_on_arrival():

@@ -1,7 +1,7 @@
 import polars as pl
 
 from pipelines.content.leakage_guard import case_terms
-from pipelines.units.publish import guard, note_precedence
+from pipelines.units.publish import guard, note_precedence, told_once
 
 SKELETON = pl.DataFrame({
     "case_id": ["c_dis"], "source": ["mimic_iv"], "diagnosis_name": ["Disorientation, unspecified"],
@@ -29,3 +29,18 @@ def test_a_note_history_covers_coded_operations_too():
     })
     kept = note_precedence(units, {"mimic_structured": "mimic_notes"})
     assert kept["unit_id"].to_list() == ["u_n", "u_t"]
+
+
+def test_a_fact_is_told_once_whatever_its_case_or_punctuation():
+    units = pl.DataFrame({
+        "case_id": ["c1"] * 5 + ["c2"], "unit_id": [f"u_{i}" for i in range(6)],
+        "category": ["pmh", "pmh", "pmh", "medication", "pmh", "pmh"],
+        "negated": [False, False, True, False, False, False],
+        "text": ["I have leukemia", "I have  Leukemia.", "I have leukemia", "I have leukemia", "I have anemia",
+                 "I have leukemia"],
+        "producer": ["mimic_structured", "mimic_notes", "mimic_structured", "mimic_structured", "mimic_structured",
+                     "mimic_structured"],
+        "ordinal": [3, 7, 4, 5, 6, 0],
+    })
+    # the note's wording goes first (producer order), a denial or another category is another fact
+    assert sorted(told_once(units)["unit_id"]) == ["u_1", "u_2", "u_3", "u_4", "u_5"]
