@@ -203,7 +203,8 @@ def curate(skeleton: pl.DataFrame, skeleton_exclusions: pl.DataFrame, presentati
             f"(at least {{}} required: {{}}; {CRITERIA_FILE})",
             "primary_icd10", "n_criteria_met", "criteria_required", "criteria_why")),
         (lacks_history(), DIAGNOSIS_HISTORY, pl.format(
-            f"{{}} presupposes a history or symptom that no information unit of the case reports ({{}}; {HISTORY_FILE})",
+            f"{{}} presupposes a history or symptom that no information unit of the case reports "
+            f"({{}}; {HISTORY_FILE})",
             "primary_icd10", "history_why")),
         (no_complaint & ~pl.col("source").is_in(list(structured_only)), OPENING_COMPLAINT, pl.format(
             "no opening complaint (no chief complaint in a discharge note or ED triage) to start from; "

@@ -9,6 +9,7 @@ import pytest
 from pipelines.content.case_keys import mimic_cases
 from pipelines.content.ed_audit import case_ed_diagnoses, ed_diagnosis_leaks, patient_texts
 from pipelines.content.ed_stays import case_stays
+from pipelines.content.presentation import third_person
 from pipelines.exams.mimic import case_windows
 from pipelines.exams.window import ExamWindow
 from pipelines.units.ed import complaint_items, triage_complaints
@@ -49,9 +50,11 @@ def test_every_ed_case_opens_with_its_triage_complaint_or_says_why_not(real_ed_d
     assert len(with_complaint) / ed_cases.height > 0.8
     assert set(complaints["case_id"]) <= set(ed_cases["case_id"])
     presentations = dict(wh.read("presentations").iter_rows())
+    sexes = dict(wh.read("case_skeleton").select("case_id", "sex").iter_rows())
     opening = complaints.filter(pl.col("disclosed")).group_by("case_id").agg(pl.col("text").first())
     for case_id, text in opening.iter_rows():
-        assert text[:1].lower() + text[1:] in presentations[case_id]
+        told = third_person(text, sexes[case_id])  # "my heart stopping" is told "his heart stopping"
+        assert told[:1].lower() + told[1:] in presentations[case_id]
 
 
 def test_ed_vital_signs_are_results_charted_in_the_exam_window(real_ed_demo_warehouse, ed_cases):

@@ -252,7 +252,8 @@ def test_a_diagnosis_that_presupposes_a_history_needs_a_unit_that_reports_it(cod
     if not kept:
         row = curated.excluded.row(0, named=True)
         assert row["stage"] == DIAGNOSIS_HISTORY
-        assert row["reason"].startswith(f"{code} presupposes a history or symptom that no information unit of the case reports (")
+        assert row["reason"].startswith(
+            f"{code} presupposes a history or symptom that no information unit of the case reports (")
         assert row["reason"].endswith("; diagnosis_history.csv)")
 
 
