@@ -161,6 +161,14 @@ def test_a_record_case_whose_diagnosis_only_an_examination_establishes_needs_one
                                  "(any of: CT chest, Chest X-ray; diagnostic_tests.csv)")
 
 
+@pytest.mark.parametrize(("code", "test"), [("I60.32", "CT head"), ("K75.0", "Abdominal ultrasound"),
+                                           ("B18.2", "Hepatitis C antibody")])
+def test_a_headache_bleed_a_liver_abscess_and_hepatitis_c_need_their_test(code, test):
+    without = _curated_with(code, [])
+    assert without.cases.is_empty() and without.excluded["stage"].to_list() == [DIAGNOSTIC_TEST]
+    assert DIAGNOSTIC_TEST not in _curated_with(code, [(test, None, None)]).excluded["stage"].to_list()
+
+
 def test_only_a_predicted_result_does_not_establish_a_diagnosis():
     skeleton = _skeleton([1])
     case = skeleton["case_id"][0]
