@@ -66,8 +66,9 @@ def test_structured_units_and_exams_make_most_admissions_with_labs_diagnosable(b
     candidates = warehouse.read("case_skeleton").select("case_id")  # skeleton_exclusions get no content
     lab_cases = warehouse.read("case_provenance").join(with_labs, on="hadm_id", how="semi").join(candidates, on="case_id")
     kept = lab_cases.join(curated.cases, on="case_id", how="semi").height
-    # 73 of 144 when written (86 of 145 before diagnostic_tests.csv; 64 of 144 after diagnosis_history.csv)
-    assert kept / lab_cases.height >= 0.4
+    # 73 of 144 when written (86 of 145 before diagnostic_tests.csv; 64 of 144 after diagnosis_history.csv;
+    # 56 once it held symptom labels to a reported symptom and diagnostic_tests.csv gained SAH, liver abscess, HCV)
+    assert kept / lab_cases.height >= 0.35
     assert curated.cases.height + curated.excluded.height == candidates.height + warehouse.rows("skeleton_exclusions")
 
 
