@@ -66,7 +66,7 @@ def test_same_seed_same_words(heart_failure, vocabulary):
     ("hpi", "no vomiting", True, "No, I haven't had vomiting."),
     ("measurement", "Last outpatient weight: 165 lbs", False, "At my last clinic visit my weight was 165 lbs."),
     ("family", "no family history of stroke", True, "No, nobody in my family has had stroke."),
-    ("medication", "I take lisinopril 10 mg by mouth", False, "I take lisinopril 10 mg by mouth."),  # not "I take I take"
+    ("medication", "I take lisinopril 10 mg", False, "I take lisinopril 10 mg."),  # not "I take I take"
     ("medication", "metformin 500 mg", False, "I take metformin 500 mg."),
 ])
 def test_units_are_said_in_the_first_person(category, text, negated, said):
