@@ -10,8 +10,9 @@ up; ``raw_name`` is never looked up on its own, because an unqualified source la
 of a urine dipstick) would land on the wrong examination. Names the table does not know stay as proposed and still get a
 catalog row, so every exam a case has can be requested by its name.
 
-:data:`NOT_AN_EXAM` removes source items that are not results a physician can order: MIMIC
-tube holds, specimen labels, serum index flags and ventilator settings reported with blood gases.
+:func:`is_exam` removes source items that are not results a physician meeting the patient can
+order (``not_exams.csv``): MIMIC tube holds, specimen labels, serum index flags, ventilator settings
+reported with blood gases, and levels of antibiotics the stay gives.
 """
 
 from __future__ import annotations
@@ -21,14 +22,21 @@ from functools import cache
 
 import polars as pl
 
+from pipelines.datafiles import csv_records
 from pipelines.exams.procedures import tests as procedure_tests
 from pipelines.exams.vocabulary import exams, name_key
 
-NOT_AN_EXAM = re.compile(
-    r"\bhold\b|\bheld\b|^uhold$|^specimen type$|^length of urine collection$|^[lhi]$"
-    r"|^(intubated|ventilator|oxygen|peep|tidal volume|assist/control|ventilation rate|required o2|o2 flow)$",
-    re.IGNORECASE,
-)
+NOT_EXAMS_FILE = "not_exams.csv"
+
+
+@cache
+def _not_an_exam() -> re.Pattern[str]:
+    patterns = []
+    for record in csv_records(__package__, NOT_EXAMS_FILE, ("pattern", "why")):
+        record.regex("pattern", re.IGNORECASE)  # a pattern that does not compile fails here, naming its line
+        record.text("why")
+        patterns.append(record.text("pattern"))
+    return re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
 
 
 @cache
@@ -42,7 +50,7 @@ def alias_table() -> pl.DataFrame:
 
 
 def is_exam(name: str | None) -> bool:
-    return bool(name) and not NOT_AN_EXAM.search(name.strip())
+    return bool(name) and not _not_an_exam().search(name.strip())
 
 
 def canonical_names(proposals: pl.DataFrame) -> pl.DataFrame:

@@ -27,11 +27,13 @@ def test_vital_aliases_take_the_vital_kind():
     assert set(names["canonical_kind"]) == {"vital"}
 
 
-def test_tube_holds_and_ventilator_settings_are_not_exams():
+def test_tube_holds_ventilator_settings_and_the_stays_antibiotic_levels_are_not_exams():
     assert not is_exam("Red Top Hold")
     assert not is_exam("Specimen Type")
     assert not is_exam("PEEP")
     assert is_exam("Lactate")
+    assert not is_exam("Vancomycin") and not is_exam(" Gentamicin ")  # the stay's antibiotics, not results
+    assert is_exam("Digoxin")  # a home medication's level: a result
 
 
 def test_alias_table_has_no_ambiguous_alias():
