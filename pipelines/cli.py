@@ -276,14 +276,15 @@ def _show(args: argparse.Namespace) -> int:
     if not args.case_ids and not args.split:
         console.print("[bold red]name case ids, or --split train|test for all of a split's cases[/]")
         return 2
+    home = _home(args)
     try:
-        store = CaseStore.from_home(_home(args))
+        store = CaseStore.from_home(home)
     except WarehouseError as exc:
         console.print(f"[bold red]{exc}[/]")
         return 2
     unknown = sorted(set(args.case_ids) - set(store.case_ids()))
     if unknown:
-        console.print(f"[bold red]no kept case {', '.join(unknown)} in {_home(args)}[/] (excluded ones: "
+        console.print(f"[bold red]no kept case {', '.join(unknown)} in {home}[/] (excluded ones: "
                       "clinverse query \"SELECT * FROM excluded_cases WHERE case_id = '...'\")")
         return 2
     chosen = args.case_ids or store.case_ids(args.split)

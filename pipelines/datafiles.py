@@ -80,6 +80,16 @@ def csv_records(root: str | Root, name: str, columns: Sequence[str], key: str | 
     return records
 
 
+def csv_patterns(root: str | Root, name: str) -> tuple[str, ...]:
+    """The patterns of a ``pattern,why`` file, in file order: each must compile (case-insensitive;
+    one that does not fails here, naming its line) and say why."""
+    records = csv_records(root, name, ("pattern", "why"))
+    for record in records:
+        record.regex("pattern", re.IGNORECASE)
+        record.text("why")
+    return tuple(record.text("pattern") for record in records)
+
+
 def unique(records: Iterable[Record], field: str, key: Callable[[str], Any] = lambda value: value) -> None:
     """Fail at the first CSV record whose ``field`` (compared as ``key(text)``) repeats an earlier record's."""
     seen: dict[Any, Record] = {}

@@ -2,7 +2,7 @@ import sys
 
 import pytest
 
-from pipelines.datafiles import DataFileError, csv_records, unique, yaml_record, yaml_records
+from pipelines.datafiles import DataFileError, csv_patterns, csv_records, unique, yaml_record, yaml_records
 
 PACKAGE = "datafiles_fixture"
 
@@ -31,6 +31,15 @@ def test_csv_comments_are_skipped_and_records_name_their_line(package):
     assert isinstance(records[2].number("low"), int)  # a number keeps the type it is written in
     keyed = csv_records(PACKAGE, "t.csv", ("name", "low"), key="name")
     assert [(r.where, r.key) for r in keyed][:1] == [("name 'Hemoglobin' (line 4)", "Hemoglobin")]
+
+
+def test_csv_patterns_compile_and_say_why(package):
+    package("p.csv", "pattern,why\n^hold$,tube holds\n\\bheld\\b,held specimens\n")
+    assert csv_patterns(PACKAGE, "p.csv") == ("^hold$", r"\bheld\b")
+    for body, problem in [("(unclosed,a bad pattern\n", "line 2"), ("^ok$,\n", "why")]:
+        package("q.csv", "pattern,why\n" + body)
+        with pytest.raises(DataFileError, match=problem):
+            csv_patterns(PACKAGE, "q.csv")
 
 
 def test_csv_errors_name_file_line_and_column(package):

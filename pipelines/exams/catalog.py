@@ -22,7 +22,7 @@ from functools import cache
 
 import polars as pl
 
-from pipelines.datafiles import csv_records
+from pipelines.datafiles import csv_patterns
 from pipelines.exams.procedures import tests as procedure_tests
 from pipelines.exams.vocabulary import exams, name_key
 
@@ -31,12 +31,7 @@ NOT_EXAMS_FILE = "not_exams.csv"
 
 @cache
 def _not_an_exam() -> re.Pattern[str]:
-    patterns = []
-    for record in csv_records(__package__, NOT_EXAMS_FILE, ("pattern", "why")):
-        record.regex("pattern", re.IGNORECASE)  # a pattern that does not compile fails here, naming its line
-        record.text("why")
-        patterns.append(record.text("pattern"))
-    return re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+    return re.compile("|".join(f"(?:{p})" for p in csv_patterns(__package__, NOT_EXAMS_FILE)), re.IGNORECASE)
 
 
 @cache

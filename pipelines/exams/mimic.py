@@ -31,7 +31,7 @@ import polars as pl
 
 import schemas
 from pipelines.content.partitions import Written, write_empty, write_query
-from pipelines.datafiles import csv_records
+from pipelines.datafiles import csv_patterns, csv_records
 from pipelines.exams.catalog import is_exam
 from pipelines.exams.measurements import chart_vitals, check_omr
 from pipelines.exams.procedures import lab_name, micro_specimens
@@ -71,12 +71,7 @@ def lab_items(d_labitems: pl.DataFrame) -> pl.DataFrame:
 def not_result_patterns() -> pl.DataFrame:
     """``pattern``: comments (a lab comment's first sentence, a microbiology comment) that are no
     result (lab_comments.csv)."""
-    patterns = []
-    for record in csv_records(__package__, COMMENTS_FILE, ("pattern", "why")):
-        record.regex("pattern", re.IGNORECASE)  # a pattern that does not compile fails here, naming its line
-        record.text("why")
-        patterns.append(record.text("pattern"))
-    return pl.DataFrame({"pattern": patterns}, schema={"pattern": pl.Utf8})
+    return pl.DataFrame({"pattern": csv_patterns(__package__, COMMENTS_FILE)}, schema={"pattern": pl.Utf8})
 
 
 @cache

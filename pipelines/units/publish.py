@@ -36,6 +36,7 @@ NOTE_PRECEDENCE = ("pmh", "psh", "medication", "allergy", "social", "family")
 # A note's past medical history lists operations too ("s/p CABG"), so it covers coded psh units.
 _COVERS = pl.col("category").replace({"psh": "pmh"}).alias("_covers")
 CODED_PRODUCERS = producers.coded()
+_PRODUCER_RANK = pl.col("producer").replace_strict(PRODUCER_ORDER, default=len(PRODUCER_ORDER))
 
 
 @dataclass(frozen=True)
@@ -81,8 +82,7 @@ def fact_key() -> pl.Expr:
 def told_once(candidates: pl.DataFrame) -> pl.DataFrame:
     """``candidates`` with each case's fact (:func:`fact_key`) once: the first by producer order
     (pipelines/content/producers.py), then the producer's ordinal."""
-    rank = pl.col("producer").replace_strict(PRODUCER_ORDER, default=len(PRODUCER_ORDER))
-    first = candidates.sort(pl.col("case_id"), rank, pl.col("ordinal"), pl.col("unit_id")).unique(
+    first = candidates.sort(pl.col("case_id"), _PRODUCER_RANK, pl.col("ordinal"), pl.col("unit_id")).unique(
         ["case_id", fact_key()], keep="first", maintain_order=True)
     return candidates.join(first.select("unit_id"), on="unit_id", how="semi")
 
@@ -132,7 +132,7 @@ def publish(warehouse: Warehouse, skeleton: pl.DataFrame, terms: CaseTerms,
     labelled = label(kept, cases, rule)
     units = labelled.units.with_columns(
         pl.col("category").replace_strict(CATEGORY_ORDER, default=len(CATEGORY_ORDER)).alias("_rank"),
-        pl.col("producer").replace_strict(PRODUCER_ORDER, default=len(PRODUCER_ORDER)).alias("_producer"),
+        _PRODUCER_RANK.alias("_producer"),
     ).sort("case_id", "_rank", "_producer", "ordinal", "unit_id").with_columns(
         pl.int_range(pl.len()).over("case_id").cast(pl.Int32).alias("ordinal")
     )
