@@ -335,6 +335,36 @@ def _episodes(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cross_validate(args: argparse.Namespace) -> int:
+    from pipelines.episodes.crossval import accuracy, cross_validate
+    from pipelines.episodes.doctors import DOCTORS
+    from pipelines.episodes.store import CaseStore
+    from pipelines.warehouse import WarehouseError
+
+    doctors = [d.strip() for d in args.doctors.split(",") if d.strip()]
+    unknown = sorted(set(doctors) - set(DOCTORS))
+    try:
+        if unknown or not doctors:
+            raise ValueError(f"unknown offline doctor(s) {unknown or doctors}; known: {sorted(DOCTORS)}")
+        store = CaseStore.from_home(_home(args))
+        store.folds(args.folds)  # too many or too few folds fail before anything is fitted
+    except (ValueError, KeyError, WarehouseError) as exc:
+        console.print(f"[bold red]cross-validation not run[/]: {exc}")
+        return 2
+    with Progress(TextColumn("[bold]cross-validation"), BarColumn(), TextColumn("{task.completed}/{task.total} runs"),
+                  TimeElapsedColumn(), console=console) as bar:
+        task = bar.add_task("folds", total=None)
+        rewards = cross_validate(store, doctors, args.folds, tuple(range(1, args.seeds + 1)), args.preset,
+                                 progress=lambda done, total: bar.update(task, completed=done, total=total))
+    table = Table("doctor", "cases", "episodes", "block accuracy", "per fold",
+                  title=f"{args.folds}-fold cross-validation over patients, {args.seeds} seed(s), preset {args.preset}")
+    for row in accuracy(rewards).iter_rows(named=True):
+        table.add_row(row["doctor"], str(row["cases"]), str(row["episodes"]), f"{row['accuracy']:.4f}",
+                      " ".join(f"{a:.3f}" for a in row["fold_accuracy"]))
+    Console().print(table)
+    return 0
+
+
 def _stress_test(args: argparse.Namespace) -> int:
     from pipelines.resources import ClinverseResource, SyntheaResource
     from pipelines.runner import BuildFailed
@@ -563,6 +593,15 @@ def parser() -> argparse.ArgumentParser:
                    help="who writes the memory cards: offline templates (default) or llm (CLINVERSE_LLM_MANAGER_* "
                         "or CLINVERSE_LLM_*)")
     e.set_defaults(func=_episodes)
+
+    cv = sub.add_parser("cross-validate", help="the offline doctors' block accuracy over every kept case by k-fold "
+                        "cross-validation of patients (for builds whose test split is too small to rank them)")
+    cv.add_argument("--home", help=f"warehouse folder (env {config.ENV_HOME}, default ./warehouse)")
+    cv.add_argument("--doctors", default="full_info,retrieval,random", help="comma-separated offline doctors")
+    cv.add_argument("--folds", type=int, default=4)
+    cv.add_argument("--seeds", type=int, default=3, help="seeds 1..N per fold and doctor")
+    cv.add_argument("--preset", default="clinverse", choices=["medevoeval", "clinverse"])
+    cv.set_defaults(func=_cross_validate)
 
     st = sub.add_parser("stress-test", help="the boundary stress test of the patient simulator over every case")
     st.add_argument("--home", help=f"warehouse folder (env {config.ENV_HOME}, default ./warehouse)")

@@ -49,6 +49,20 @@ def test_show_prints_kept_cases_and_refuses_unknown_ones(demo_warehouse, capsys)
     assert main(["show", "--home", home]) == 2
 
 
+def test_cross_validate_prints_each_doctors_accuracy_and_refuses_bad_arguments(demo_warehouse, capsys):
+    home = str(demo_warehouse.home)
+    assert main(["cross-validate", "--home", home, "--doctors", "random,full_info", "--folds", "2",
+                 "--seeds", "1"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("│")]
+    cases = str(demo_warehouse.rows("cases"))
+    assert [r.split("│")[1].strip() for r in rows] == ["full_info", "random"]  # best first
+    assert all(r.split("│")[2].strip() == cases and len(r.split("│")[5].split()) == 2 for r in rows)
+    assert main(["cross-validate", "--home", home, "--doctors", "llm"]) == 2
+    assert "unknown offline doctor(s) ['llm']" in capsys.readouterr().err
+    assert main(["cross-validate", "--home", home, "--folds", "1"]) == 2
+    assert "1 folds: expected 2 to" in capsys.readouterr().err
+
+
 def test_query_prints_json(demo_warehouse, capsys):
     assert main(["query", "--home", str(demo_warehouse.home), "--format", "json",
                  "SELECT source, count(*) AS n FROM cases GROUP BY source ORDER BY source"]) == 0

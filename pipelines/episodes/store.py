@@ -5,10 +5,13 @@
 tables by ``case_id`` on first use, so building one case's views is a dictionary lookup. ClinLab
 learns from more than the kept cases: :meth:`CaseStore.lab_admissions` adds ``case_skeleton``'s
 other candidates, whose first-window results ``exam_results`` holds as well (read when built).
+:meth:`CaseStore.folds` deals the patients into cross-validation folds, for builds whose test split
+is too small to compare doctors on (pipelines/episodes/crossval.py).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -94,6 +97,38 @@ class CaseStore:
             people = people.unique("case_id", keep="first")
         rows = people.filter(pl.col("split") == split).sort("case_id").iter_rows()
         return [LabAdmission(case_id, age, sex, self._exam_view(case_id)) for case_id, _, age, sex in rows]
+
+    def folds(self, k: int) -> list[CaseStore]:
+        """``k`` stores over the same tables, the ``i``-th with the ``i``-th fold of the patients as
+        its test split and every other patient in train. Patients are ``case_skeleton``'s
+        (source, patient_key), or the case itself where the store has no skeleton row for it; those
+        with a kept case are dealt round-robin in the order of a hash of their key, then the others,
+        so kept cases split as evenly as patients allow, and every candidate admission of a patient
+        (what ClinLab learns from) goes with its patient."""
+        skeleton = self._frames.get("case_skeleton")
+        people = self.cases.select("case_id", "source", kept=pl.lit(True))
+        keys = pl.DataFrame(schema={"case_id": pl.Utf8, "patient": pl.Utf8})
+        if skeleton is not None:
+            keys = skeleton.select("case_id", patient=pl.col("patient_key").cast(pl.Utf8))
+            others = skeleton.join(people, on="case_id", how="anti").select("case_id", "source", kept=pl.lit(False))
+            people = pl.concat([people, others])
+        people = people.join(keys, on="case_id", how="left").select(
+            "case_id", "kept", patient=pl.col("source") + ":" + pl.col("patient").fill_null(pl.col("case_id")))
+        patients = people.group_by("patient").agg(pl.col("kept").any()).rows()
+        kept_patients = sum(kept for _, kept in patients)
+        if not 2 <= k <= kept_patients:
+            raise ValueError(f"{k} folds: expected 2 to {kept_patients} (the patients with a kept case)")
+        dealt = sorted(patients, key=lambda p: (not p[1], hashlib.sha256(p[0].encode()).hexdigest()))
+        fold_of = {patient: i % k for i, (patient, _) in enumerate(dealt)}
+        fold_of_case = {case_id: fold_of[patient] for case_id, _, patient in people.iter_rows()}
+
+        def split(frame: pl.DataFrame, fold: int) -> pl.DataFrame:
+            test = pl.col("case_id").replace_strict(fold_of_case, return_dtype=pl.Int64) == fold
+            return frame.with_columns(split=pl.when(test).then(pl.lit("test")).otherwise(pl.lit("train")))
+
+        return [CaseStore({**self._frames, "cases": split(self.cases, i),
+                           **({"case_skeleton": split(skeleton, i)} if skeleton is not None else {})})
+                for i in range(k)]
 
     def table(self, name: str) -> pl.DataFrame | None:
         """A table the store was given (such as ``case_rubrics``), None if it was not."""
