@@ -68,6 +68,11 @@ def test_same_seed_same_words(heart_failure, vocabulary):
     ("family", "no family history of stroke", True, "No, nobody in my family has had stroke."),
     ("medication", "I take lisinopril 10 mg", False, "I take lisinopril 10 mg."),  # not "I take I take"
     ("medication", "metformin 500 mg", False, "I take metformin 500 mg."),
+    ("hpi", "Sent from another hospital", False, "I was sent from another hospital."),  # not "I've had sent"
+    ("pmh", "Admitted to this hospital 2 times before", False, "I was admitted to this hospital 2 times before."),
+    ("hpi", "has noticed intermittent dark stools", False, "I have noticed intermittent dark stools."),
+    ("hpi", "S/p open appendectomy as a child", False, "I had open appendectomy as a child."),
+    ("pmh", "status post laparoscopic appendectomy", False, "I had laparoscopic appendectomy."),
 ])
 def test_units_are_said_in_the_first_person(category, text, negated, said):
     assert first_person(Fact("u", category, text, negated)) == said
