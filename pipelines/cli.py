@@ -347,15 +347,18 @@ def _cross_validate(args: argparse.Namespace) -> int:
         if unknown or not doctors:
             raise ValueError(f"unknown offline doctor(s) {unknown or doctors}; known: {sorted(DOCTORS)}")
         store = CaseStore.from_home(_home(args))
-        store.folds(args.folds)  # too many or too few folds fail before anything is fitted
     except (ValueError, KeyError, WarehouseError) as exc:
         console.print(f"[bold red]cross-validation not run[/]: {exc}")
         return 2
     with Progress(TextColumn("[bold]cross-validation"), BarColumn(), TextColumn("{task.completed}/{task.total} runs"),
                   TimeElapsedColumn(), console=console) as bar:
         task = bar.add_task("folds", total=None)
-        rewards = cross_validate(store, doctors, args.folds, tuple(range(1, args.seeds + 1)), args.preset,
-                                 progress=lambda done, total: bar.update(task, completed=done, total=total))
+        try:  # too many or too few folds fail first, before anything is fitted (CaseStore.folds)
+            rewards = cross_validate(store, doctors, args.folds, tuple(range(1, args.seeds + 1)), args.preset,
+                                     progress=lambda done, total: bar.update(task, completed=done, total=total))
+        except ValueError as exc:
+            console.print(f"[bold red]cross-validation not run[/]: {exc}")
+            return 2
     table = Table("doctor", "cases", "episodes", "block accuracy", "per fold",
                   title=f"{args.folds}-fold cross-validation over patients, {args.seeds} seed(s), preset {args.preset}")
     for row in accuracy(rewards).iter_rows(named=True):
