@@ -236,8 +236,9 @@ class LaboratoryPhysician:
         if self._latent is None:
             return None
         state = self._latent.answer(Role.LAB)
-        exams = state.exams  # leave-one-out: the predictor never gets the value it stands in for
-        state = replace(state, exams=replace(exams, results=tuple(r for r in exams.results if r.exam_name != exam)))
+        exams = state.exams
+        if exam in exams.by_name:  # leave-one-out: the predictor never gets the value it stands in for
+            state = replace(state, exams=replace(exams, results=tuple(r for r in exams.results if r.exam_name != exam)))
         predicted = self._predictor(exam, state)
         return None if predicted is None else replace(predicted, exam_name=exam, origin="predicted")
 

@@ -31,7 +31,7 @@ QUESTIONS_CACHED = 4096
 FACT_SETS_CACHED = 4096  # one per patient (case); the matrices are small
 LINES_CACHED = 1 << 16  # lines of evidence (a reply, a result) already tokenised
 TEXTS_CACHED = 512  # evidence texts already counted: an episode extends its latest by a line or two
-PREFIX_LINES = 8  # how many lines back an earlier text is looked for
+RECENT_TEXTS = 8  # how many of the latest texts counted are tried as the one a text extends
 GATHER_ABOVE_NNZ = 5_000  # stored values above which SparseRows reads by column (see there)
 
 
@@ -90,18 +90,12 @@ class TextVectors:
         array: a text holds a few hundred terms of many thousand columns.
 
         An evidence text is usually an earlier one plus a reply or a result: the counts of the
-        longest earlier text it extends by whole lines (``TEXTS_CACHED`` kept) are reused, and only
-        the new lines are added."""
+        longest of the latest texts it extends by whole lines (:meth:`_extended`) are reused, and
+        only the new lines are added."""
         known = self._texts.get(text)
         if known is not None:
             return known.columns, known.counts.copy()
-        base, cut = None, len(text)
-        for _ in range(PREFIX_LINES):
-            cut = text.rfind("\n", 0, cut)
-            if cut < 0:
-                break
-            if (base := self._texts.get(text[:cut])) is not None:
-                break
+        base, cut = self._extended(text)
         rest = text[cut + 1 :] if base is not None else text
         lines = [line for line in map(self._line, rest.split("\n")) if line is not None]
         parts = ([base] if base is not None and base.columns.size else []) + lines
@@ -131,6 +125,16 @@ class TextVectors:
                 found, summed = found[first], np.bincount(np.cumsum(first) - 1, weights)
         self._keep(text, _Counts(found, summed, last))
         return found, summed.copy()
+
+    def _extended(self, text: str) -> tuple[_Counts | None, int]:
+        """The counts of the longest of the latest texts counted that ``text`` extends by whole
+        lines, and where that text ends in ``text`` (a lab report adds a line per result, so an
+        episode's evidence may grow by many lines between two counts)."""
+        best, end = None, -1
+        for _, (earlier, counts) in zip(range(RECENT_TEXTS), reversed(self._texts.items())):
+            if end < len(earlier) < len(text) and text[len(earlier)] == "\n" and text.startswith(earlier):
+                best, end = counts, len(earlier)
+        return best, end
 
     def _keep(self, text: str, counts: _Counts) -> None:
         counts.columns.flags.writeable = counts.counts.flags.writeable = False  # shared by later texts

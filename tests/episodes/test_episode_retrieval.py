@@ -47,6 +47,23 @@ def test_a_text_that_extends_an_earlier_one_is_counted_as_sklearn_counts_it(ngra
     assert np.array_equal(again.toarray(), vectorizer.transform(texts[::-1]).toarray())
 
 
+def test_a_text_grown_by_a_long_report_extends_the_latest_texts_counted():
+    """A panel adds a line per result: the text it grows from is found however many lines it adds,
+    with an unrelated text counted in between (the patient's question), and the counts stay sklearn's."""
+    vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True, token_pattern=WORDS, ngram_range=(1, 2))
+    vectorizer.fit(CORPUS)
+    vectors = TextVectors(vectorizer)
+    heard = "Chest pain radiating\nShortness of breath"
+    report = "\n".join(f"Troponin {i}: high chest pain" for i in range(12))
+    texts = [heard, "any cough at night", f"{heard}\n{report}"]
+    ours = vectors.matrix(texts)
+    assert np.array_equal(ours.toarray(), vectorizer.transform(texts).toarray())
+    base, end = vectors._extended(f"{heard}\n{report}\nfever")
+    assert end == len(heard) + 1 + len(report)  # the longest text counted that it extends
+    assert base is not None
+    assert vectors._extended(f"{heard}ing\nfever") == (None, -1)  # a text that ends within a line is no base
+
+
 def test_text_vectors_refuse_a_vectorizer_they_do_not_reproduce():
     with pytest.raises(ValueError, match="reproduces"):
         TextVectors(TfidfVectorizer(sublinear_tf=False).fit(CORPUS))
