@@ -22,7 +22,7 @@ class OfflineConsultant:
 
     def advise(self, question: str, transcript: Sequence[str]) -> str:
         texts = doctor_texts()["consultant"]
-        evidence = "\n".join([question, *transcript])
+        evidence = "\n".join([*transcript, question])  # what the doctor heard leads: its counts are reused
         sims, found = self._knowledge.similarities(evidence), candidates(evidence)
         if not sims.any() and not found:
             return texts["no_evidence"]

@@ -12,10 +12,11 @@ and the self-check prevent (pipelines/episodes/stress.py), never to run episodes
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Protocol
 
 from pipelines.episodes.lab import render
-from pipelines.episodes.retrieval import Retriever, Vocabulary
+from pipelines.episodes.retrieval import FACT_SETS_CACHED, Retriever, Vocabulary
 from pipelines.episodes.store import EpisodeCase
 from pipelines.episodes.views import PatientView, require_view
 from pipelines.episodes.voice import Fact, Voice
@@ -55,8 +56,12 @@ class _Speaker:
 class ObservablePatient(_Speaker):
     def __init__(self, view: PatientView, vocabulary: Vocabulary, seed: int):
         view = require_view(view, PatientView, "ObservablePatient")
-        facts = [Fact(u.unit_id, u.category, u.text, u.negated) for u in view.hidden]
-        super().__init__(Retriever(vocabulary, facts), Voice(view.profile.speech_style, seed))
+        super().__init__(_hidden_facts(view, vocabulary), Voice(view.profile.speech_style, seed))
+
+
+@lru_cache(maxsize=FACT_SETS_CACHED)  # every episode of a case has the same patient (a retriever holds no state)
+def _hidden_facts(view: PatientView, vocabulary: Vocabulary) -> Retriever:
+    return Retriever(vocabulary, [Fact(u.unit_id, u.category, u.text, u.negated) for u in view.hidden])
 
 
 class SingleLayerPatient(_Speaker):

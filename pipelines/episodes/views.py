@@ -66,7 +66,14 @@ class PatientView:
     units: tuple[Unit, ...]
     profile: Profile
 
-    @property
+    def __hash__(self) -> int:  # views are cache keys (the patient's retriever); hashed once
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        return hash((self.case_id, self.units, self.profile))
+
+    @cached_property
     def hidden(self) -> tuple[Unit, ...]:
         return tuple(u for u in self.units if not u.disclosed)
 
