@@ -122,9 +122,12 @@ def _mimic_structured(p: Producer, warehouse: Warehouse, settings: Settings) -> 
     # Where MIMIC-IV-ED is configured, its medication reconciliation is the home-medication list.
     reconciled = reconciled_medications(warehouse, cases) if ED in settings.configured_sources() else None
     measurements = mimic_units.prior_measurements(warehouse, cases)
-    write_partition(warehouse, "rejects", p.rejects, measurements.rejects)
-    units = mimic_units.structured_units(warehouse, cases, home_medications=reconciled, measurements=measurements)
-    return _written_units(p, warehouse, units, per_category=True, rejected_measurements=measurements.rejects.height)
+    history = mimic_units.diagnosis_history(warehouse, cases)
+    write_partition(warehouse, "rejects", p.rejects, pl.concat([measurements.rejects, history.rejects]))
+    units = mimic_units.structured_units(warehouse, cases, home_medications=reconciled, measurements=measurements,
+                                         history=history)
+    return _written_units(p, warehouse, units, per_category=True, rejected_measurements=measurements.rejects.height,
+                          superseded_history=history.rejects.height)
 
 
 def _ed_units(p: Producer, warehouse: Warehouse, settings: Settings) -> Produced:

@@ -5,10 +5,15 @@ from __future__ import annotations
 import polars as pl
 
 from pipelines import icd
+from pipelines.datafiles import csv_records
 from pipelines.units.chronic import with_categories
+from pipelines.units.code_ranges import CodeRanges
 from pipelines.units.lay import with_lay_text
 
 SEX_WORD = {"F": "female", "M": "male"}
+EXCLUSIVE: CodeRanges[tuple[str, str]] = CodeRanges.of(
+    csv_records(__package__, "exclusive_history.csv", ("first", "last", "group", "why")),
+    lambda r: (r.text("group"), r.text("why")))
 
 
 def unit_rows(df: pl.DataFrame, category: pl.Expr | str, text: pl.Expr, source_ref: pl.Expr, concept: pl.Expr,
@@ -72,3 +77,22 @@ def diagnosis_units(coded: pl.DataFrame, cases: pl.DataFrame, *, current: bool, 
         pl.format("{}:icd{}:{}", pl.lit(ref), "icd_version", "icd_code"),
         pl.col("concept"),
     )
+
+
+def superseded(latest_first: pl.DataFrame) -> pl.DataFrame:
+    """The history units of ``latest_first`` (``case_id, concept, text, source_ref``, each case's
+    latest coding first) that a later coding of a condition excluding them supersedes
+    (``exclusive_history.csv``): ``case_id, concept, text, source_ref, kept`` (the concept kept) and ``why``."""
+    concepts = latest_first["concept"].unique().to_list()
+    groups = {c: found for c in concepts
+              if c.startswith("icd10:") and (found := EXCLUSIVE.find(c.removeprefix("icd10:")))}
+    if not groups:
+        return pl.DataFrame(schema={"case_id": pl.Utf8, "concept": pl.Utf8, "text": pl.Utf8, "source_ref": pl.Utf8,
+                                    "kept": pl.Utf8, "why": pl.Utf8})
+    grouped = latest_first.filter(pl.col("concept").is_in(list(groups))).with_columns(
+        pl.col("concept").replace_strict({c: g for c, (g, _) in groups.items()}).alias("_group"),
+        pl.col("concept").replace_strict({c: why for c, (_, why) in groups.items()}).alias("why"))
+    kept = pl.col("concept").first().over("case_id", "_group")  # rows keep their order within a window
+    return (grouped.with_columns(kept.alias("kept")).filter(pl.col("concept") != pl.col("kept"))
+            .unique(subset=["case_id", "concept"], keep="first", maintain_order=True)
+            .select("case_id", "concept", "text", "source_ref", "kept", "why"))

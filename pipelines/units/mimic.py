@@ -15,6 +15,9 @@ from earlier care, and it does not come from this admission's workup:
   family history, allergy status, tobacco use), never statuses or events the stay may have
   created (long-term anticoagulant use, ventilator dependence, postprocedural states, myocardial
   infarction); pipelines.units.chronic has the rule.
+* one of conditions a patient has only one of (type 1 or type 2 diabetes;
+  pipelines/units/exclusive_history.csv): the latest coding is told, the others go to ``rejects``
+  (:func:`diagnosis_history`).
 * history units say the condition as the patient would ("I have type 2 diabetes"), not its ICD
   title (pipelines.units.lay).
 * the current primary diagnosis's ICD-10 category, hence the diagnosis and all its descendants,
@@ -51,12 +54,13 @@ import polars as pl
 import schemas
 from pipelines.exams.measurements import check_omr
 from pipelines.units.candidates import finish
-from pipelines.units.coded import demographic_units, diagnosis_units, unit_rows
+from pipelines.units.coded import demographic_units, diagnosis_units, superseded, unit_rows
 from pipelines.units.medications import medication_units, prior_discharge_units
 from pipelines.warehouse import Warehouse
 
 MEASUREMENTS = (("blood pressure", "blood pressure"), ("weight", "weight"), ("bmi", "BMI"), ("height", "height"))
 UNKNOWN_VALUES = ("?", "UNKNOWN", "UNABLE TO OBTAIN", "")
+TABLES = {t: f"mimic_{t}" for t in ("admissions", "diagnoses_icd", "d_icd_diagnoses")}
 
 
 def _bp_class(value: str) -> str:
@@ -146,33 +150,60 @@ def prior_measurements(warehouse: Warehouse, cases: pl.DataFrame) -> PriorMeasur
                                  schemas.conform("rejects", con.sql(warehouse.sql("omr_rejects")).pl()))
 
 
+@dataclass(frozen=True)
+class DiagnosisHistory:
+    units: pl.DataFrame  # history units from coded diagnoses, earlier admissions' first
+    rejects: pl.DataFrame  # rejects rows: codes a later coding of an excluding condition supersedes
+
+
+def diagnosis_history(warehouse: Warehouse, cases: pl.DataFrame) -> DiagnosisHistory:
+    """History units from the codes of earlier admissions and this one's chronic ones
+    (pipelines.units.coded.diagnosis_units). A condition known from an earlier stay is not repeated
+    from this one; of conditions a patient has only one of (type 1 or type 2 diabetes), the latest
+    coding is told and the others are rejects (pipelines.units.coded.superseded)."""
+    with duckdb.connect() as con:
+        con.register("cases", cases.select("case_id", "subject_id", "hadm_id", "admittime"))
+        prior = con.sql(warehouse.sql("units_mimic_prior_diagnoses", **TABLES)).pl()
+        current = con.sql(warehouse.sql("units_mimic_current_diagnoses", **TABLES)).pl()
+    # Most recent earlier admission first, so its code represents the category.
+    prior = diagnosis_units(prior.sort("case_id", "coded_at", "icd_code", descending=[False, True, False]), cases,
+                            current=False, ref="mimic_diagnoses_icd:prior")
+    current = diagnosis_units(current.sort("case_id", "seq_num"), cases, current=True,
+                              ref="mimic_diagnoses_icd:current")
+    coded = [part for part in (current, prior) if part.height]
+    if not coded:
+        return DiagnosisHistory(pl.DataFrame(), schemas.empty("rejects"))
+    replaced = superseded(pl.concat(coded, how="diagonal_relaxed").sort("case_id", maintain_order=True))
+    history = (pl.concat(coded[::-1], how="diagonal_relaxed").join(replaced, on=["case_id", "concept"], how="anti")
+               .unique(subset=["case_id", "concept"], keep="first", maintain_order=True))
+    rejects = replaced.select(
+        pl.lit("mimic_iv").alias("source"), pl.lit("mimic_diagnoses_icd").alias("table"),
+        pl.lit("hosp/diagnoses_icd.csv.gz").alias("file"), pl.lit(None, pl.Int64).alias("row_number"),
+        pl.format("case_id={},{}", "case_id", "source_ref").alias("row_key"),
+        pl.format("superseded by the later coding {}: {}", "kept", "why").alias("reason"),
+        pl.col("text").alias("raw"))
+    return DiagnosisHistory(history, schemas.conform("rejects", rejects))
+
+
 def structured_units(warehouse: Warehouse, cases: pl.DataFrame, home_medications: pl.DataFrame | None = None,
-                     measurements: PriorMeasurements | None = None) -> pl.DataFrame:
+                     measurements: PriorMeasurements | None = None,
+                     history: DiagnosisHistory | None = None) -> pl.DataFrame:
     """unit_candidates partition ``mimic_structured`` for ``cases`` (pipelines.content.case_keys.mimic_cases).
     ``home_medications``: a reconciled list (pipelines.units.medications.HOME_MEDICATION_COLUMNS) that
     replaces the prior discharge's prescriptions of the cases it has. ``measurements``: the cases'
-    :func:`prior_measurements`, when the caller also writes their rejects."""
-    tables = {t: f"mimic_{t}" for t in ("admissions", "diagnoses_icd", "d_icd_diagnoses")}
+    :func:`prior_measurements`, and ``history`` their :func:`diagnosis_history`, when the caller
+    also writes their rejects."""
     with duckdb.connect() as con:
         con.register("cases", cases.select("case_id", "subject_id", "hadm_id", "admittime"))
-        prior = con.sql(warehouse.sql("units_mimic_prior_diagnoses", **tables)).pl()
-        current = con.sql(warehouse.sql("units_mimic_current_diagnoses", **tables)).pl()
-        admissions = con.sql(warehouse.sql("units_mimic_prior_admissions", **tables)).pl()
+        admissions = con.sql(warehouse.sql("units_mimic_prior_admissions", **TABLES)).pl()
         meds = (con.sql(warehouse.sql("units_mimic_prior_medications", prescriptions="mimic_prescriptions",
-                                      **tables)).pl()
+                                      **TABLES)).pl()
                 if warehouse.exists("mimic_prescriptions") else pl.DataFrame())
     measurements = measurements or prior_measurements(warehouse, cases)
-    # Most recent earlier admission first, so its code represents the category.
-    prior = prior.sort("case_id", "coded_at", "icd_code", descending=[False, True, False])
-    history = pl.concat([diagnosis_units(prior, cases, current=False, ref="mimic_diagnoses_icd:prior"),
-                         diagnosis_units(current.sort("case_id", "seq_num"), cases, current=True,
-                                         ref="mimic_diagnoses_icd:current")], how="diagonal_relaxed")
-    if history.height:
-        # A condition already known from an earlier stay is not repeated from this one.
-        history = history.unique(subset=["case_id", "concept"], keep="first", maintain_order=True)
+    coded = (history or diagnosis_history(warehouse, cases)).units
     if home_medications is not None and home_medications.height and meds.height:
         meds = meds.join(home_medications.select("case_id").unique(), on="case_id", how="anti")
     reconciled = medication_units(home_medications) if home_medications is not None else pl.DataFrame()
-    parts = [demographic_units(cases), history, prior_admission_units(admissions), reconciled,
+    parts = [demographic_units(cases), coded, prior_admission_units(admissions), reconciled,
              prior_discharge_units(meds), measurement_units(measurements.latest), social_units(cases)]
     return finish(pl.concat([p for p in parts if p.height], how="diagonal_relaxed"))
