@@ -18,8 +18,14 @@ def test_staging_matches_the_published_row_counts(real_demo_warehouse):
     unread = rejects.filter((pl.col("table") != "mimic_diagnoses_icd") & ~pl.col("reason").str.starts_with("implausible"))
     assert unread.height == 0  # every source row was readable (impossible measurements: tests/exams)
     # Secondary codes that map to no ICD-10-CM code are rejected with the reason, not dropped silently.
-    unmapped = rejects.filter(pl.col("table") == "mimic_diagnoses_icd")
+    coded = rejects.filter(pl.col("table") == "mimic_diagnoses_icd")
+    later = pl.col("reason").str.starts_with("superseded by the later coding")
+    superseded, unmapped = coded.filter(later), coded.filter(~later)
     assert unmapped.height > 0 and unmapped["reason"].str.contains("left out of the case").all()
+    # A patient coded with two kinds of diabetes is told the latest (7 cases on the demo); none keeps two.
+    assert superseded.height > 0 and superseded["reason"].str.contains("one kind of diabetes").all()
+    diabetes = wh.read("unit_candidates").filter(pl.col("concept").str.contains(r"^icd10:E(0[89]|1[0-3])$"))
+    assert diabetes.group_by("case_id").agg(pl.col("concept").n_unique().alias("kinds"))["kinds"].max() == 1
     # the demo ships no chartevents: skipped, staged empty
     assert wh.rows("mimic_chartevents") == 0
 
