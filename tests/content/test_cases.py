@@ -162,8 +162,9 @@ def test_a_record_case_whose_diagnosis_only_an_examination_establishes_needs_one
 
 
 @pytest.mark.parametrize(("code", "test"), [("I60.32", "CT head"), ("K75.0", "Abdominal ultrasound"),
-                                           ("B18.2", "Hepatitis C antibody")])
-def test_a_headache_bleed_a_liver_abscess_and_hepatitis_c_need_their_test(code, test):
+                                           ("B18.2", "Hepatitis C antibody"), ("K85.90", "Lipase"),
+                                           ("K85.10", "CT abdomen and pelvis")])
+def test_a_headache_bleed_a_liver_abscess_hepatitis_c_and_pancreatitis_need_their_test(code, test):
     without = _curated_with(code, [])
     assert without.cases.is_empty() and without.excluded["stage"].to_list() == [DIAGNOSTIC_TEST]
     assert DIAGNOSTIC_TEST not in _curated_with(code, [(test, None, None)]).excluded["stage"].to_list()
