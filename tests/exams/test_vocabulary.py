@@ -14,6 +14,9 @@ def test_resolve_folds_aliases_and_spellings_onto_the_canonical_name():
     assert {resolve(n) for n in ("Hgb", "hämoglobin", "HEMOGLOBIN", "Hb (BGA)")} == {"Hemoglobin"}
     assert resolve("Glucose (Urine)") == "Urine glucose"
     assert resolve("ESR") == "Erythrocyte sedimentation rate"
+    # a manual differential's blast count (acute leukaemia): ordered with the differential, not a CBC
+    assert resolve("Blasts") == resolve("blasts %") == "Blasts"
+    assert "Blasts" in panel("differential") and "Blasts" not in panel("CBC")
     assert resolve("Frobnicase") is None and resolve("") is None and resolve(None) is None
 
 
