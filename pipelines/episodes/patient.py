@@ -56,11 +56,11 @@ class _Speaker:
 class ObservablePatient(_Speaker):
     def __init__(self, view: PatientView, vocabulary: Vocabulary, seed: int):
         view = require_view(view, PatientView, "ObservablePatient")
-        super().__init__(_hidden_facts(view, vocabulary), Voice(view.profile.speech_style, seed))
+        super().__init__(_retriever(view, vocabulary), Voice(view.profile.speech_style, seed))
 
 
 @lru_cache(maxsize=FACT_SETS_CACHED)  # every episode of a case has the same patient (a retriever holds no state)
-def _hidden_facts(view: PatientView, vocabulary: Vocabulary) -> Retriever:
+def _retriever(view: PatientView, vocabulary: Vocabulary) -> Retriever:
     return Retriever(vocabulary, [Fact(u.unit_id, u.category, u.text, u.negated) for u in view.hidden])
 
 

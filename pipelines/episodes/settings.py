@@ -80,7 +80,7 @@ class Backends:
 
     @cached_property
     def consultant(self) -> OfflineConsultant:
-        return _settled(OfflineConsultant(self.knowledge))
+        return OfflineConsultant(self.knowledge)  # it holds the knowledge only: nothing to settle
 
     @cached_property
     def clinlab(self) -> ClinLab:

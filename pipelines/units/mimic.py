@@ -170,10 +170,11 @@ def diagnosis_history(warehouse: Warehouse, cases: pl.DataFrame) -> DiagnosisHis
                             current=False, ref="mimic_diagnoses_icd:prior")
     current = diagnosis_units(current.sort("case_id", "seq_num"), cases, current=True,
                               ref="mimic_diagnoses_icd:current")
-    coded = [part for part in (current, prior) if part.height]
+    coded = [part for part in (current, prior) if part.height]  # the latest coding first
     if not coded:
         return DiagnosisHistory(pl.DataFrame(), schemas.empty("rejects"))
-    replaced = superseded(pl.concat(coded, how="diagonal_relaxed").sort("case_id", maintain_order=True))
+    replaced = superseded(pl.concat(coded, how="diagonal_relaxed"))
+    # Earlier stays first: a condition known from one is not repeated from this stay.
     history = (pl.concat(coded[::-1], how="diagonal_relaxed").join(replaced, on=["case_id", "concept"], how="anti")
                .unique(subset=["case_id", "concept"], keep="first", maintain_order=True))
     rejects = replaced.select(

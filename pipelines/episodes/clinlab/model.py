@@ -82,8 +82,9 @@ class ClinLab:
     def __init__(self, stats: dict[str, LabStats], models: dict[str, LabModel]):
         self.stats = stats
         self.models = models
-        self._served: dict[tuple, ExamResult] = {}  # one model call per case state and exam, however many episodes ask
-        self._by_state: dict[tuple, ExamResult] = {}  # the served result, by exam and the state's views
+        # One model call per exam and case state, however many episodes ask: every episode of a case
+        # hands over the same (hashed once) exam view.
+        self._served: dict[tuple, ExamResult] = {}
 
     @classmethod
     def fit(cls, store: CaseStore, split: str = "train", **overrides: Any) -> ClinLab:
@@ -122,15 +123,10 @@ class ClinLab:
     def __call__(self, exam_name: str, state: ClinicalState) -> ExamResult | None:
         if exam_name not in self.models:
             return None
-        # Every episode of a case hands over the same (hashed once) exam view: it keys the answer.
-        state_key = (exam_name, state.age, state.sex, state.exams)
-        if state_key not in self._by_state:
-            case = self.inputs(state)
-            key = (exam_name, case.age, case.sex, tuple(sorted(case.values.items())))
-            if key not in self._served:
-                self._served[key] = self.stats[exam_name].result(self.predict(exam_name, [case])[0])
-            self._by_state[state_key] = self._served[key]
-        return self._by_state[state_key]
+        key = (exam_name, state.age, state.sex, state.exams)
+        if key not in self._served:
+            self._served[key] = self.stats[exam_name].result(self.predict(exam_name, [self.inputs(state)])[0])
+        return self._served[key]
 
     def __repr__(self) -> str:
         return f"ClinLab({len(self.models)} lab models)"
