@@ -154,11 +154,19 @@ class TextVectors:
 
     def matrix(self, texts: Sequence[str]) -> sparse.csr_matrix:
         """``vectorizer.transform(texts)``: one row per text."""
-        rows = [self.sparse(t) for t in texts]
-        indptr = np.cumsum([0, *(len(indices) for indices, _ in rows)])
-        indices = np.concatenate([indices for indices, _ in rows]) if rows else np.zeros(0, dtype=np.intp)
-        data = np.concatenate([data for _, data in rows]) if rows else np.zeros(0)
-        return sparse.csr_matrix((data, indices, indptr), shape=(len(rows), self.size))
+        return _csr([self.sparse(t) for t in texts], self.size)
+
+
+def _stacked(rows: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """The rows' columns and weights, one row after the other."""
+    if not rows:
+        return np.zeros(0, dtype=np.intp), np.zeros(0)
+    return np.concatenate([columns for columns, _ in rows]), np.concatenate([data for _, data in rows])
+
+
+def _csr(rows: Sequence[tuple[np.ndarray, np.ndarray]], width: int) -> sparse.csr_matrix:
+    indptr = np.cumsum([0, *(len(columns) for columns, _ in rows)])
+    return sparse.csr_matrix((*_stacked(rows)[::-1], indptr), shape=(len(rows), width))
 
 
 @dataclass(frozen=True)
@@ -196,8 +204,23 @@ class SparseRows:
             self._starts, self._rows, self._values = columns.indptr, columns.indices, columns.data
         else:
             rows = sparse.csr_matrix(matrix).sorted_indices()
-            self._entry_rows = np.repeat(np.arange(self.shape[0]), np.diff(rows.indptr))
-            self._columns, self._values = rows.indices, rows.data
+            self._by_row(np.diff(rows.indptr), rows.indices, rows.data)
+
+    @classmethod
+    def of_rows(cls, rows: Sequence[tuple[np.ndarray, np.ndarray]], width: int) -> SparseRows:
+        """The matrix whose rows are these (ascending columns, weights), as :meth:`TextVectors.sparse`
+        gives them: a small one (a patient's facts, built once per case) is stored as it is, without
+        a scipy matrix in between."""
+        if sum(len(columns) for columns, _ in rows) > GATHER_ABOVE_NNZ:
+            return cls(_csr(rows, width))
+        matrix = cls.__new__(cls)
+        matrix.shape, matrix._by_column = (len(rows), width), False
+        matrix._by_row(np.array([len(columns) for columns, _ in rows], dtype=np.intp), *_stacked(rows))
+        return matrix
+
+    def _by_row(self, lengths: np.ndarray, columns: np.ndarray, values: np.ndarray) -> None:
+        self._entry_rows = np.repeat(np.arange(self.shape[0]), lengths)
+        self._columns, self._values = columns, values
 
     def dot(self, indices: np.ndarray, data: np.ndarray) -> np.ndarray:
         if not self._by_column:
@@ -240,7 +263,7 @@ class Vocabulary:
         return Question(indices, data, self.cue_matrix.dot(indices, data))
 
     def _fact_matrix(self, texts: tuple[str, ...]) -> SparseRows:
-        return SparseRows(self.text_vectors.matrix(texts))
+        return SparseRows.of_rows([self.text_vectors.sparse(t) for t in texts], self.text_vectors.size)
 
 
 class Retriever:

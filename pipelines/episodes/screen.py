@@ -131,17 +131,25 @@ def _rules(manager: ManagerView, exams: ExamView) -> _Rules:
 
 
 def _add(result: ExamResult, cues: list[_ValueCue], quotes: dict[tuple[str, ...], str]) -> None:
-    text_words = name_key(result.value_text).split() if result.value_text else []
-    if len(text_words) >= SHINGLE and not _numeric(result.value_text):
-        for shingle in _shingles(text_words):
-            quotes.setdefault(shingle, result.exam_name)
-        return
-    values = {v for v in (result.value_text, f"{result.value_num:g}" if result.value_num is not None else None)
-              if v and v.strip()}
+    shingles, cue = _screened(result.exam_name, result.value_text, result.value_num)
+    for shingle in shingles:
+        quotes.setdefault(shingle, result.exam_name)
+    if cue is not None:
+        cues.append(cue)
+
+
+@lru_cache(maxsize=PATTERNS_CACHED)  # cases share results (a value of an exam), and a screen is built per case
+def _screened(exam: str, value_text: str | None, value_num: float | None) -> tuple[tuple[tuple[str, ...], ...],
+                                                                                   _ValueCue | None]:
+    """What a result adds to a screen: the shingles of a text result, or the cue of a short value."""
+    text_words = name_key(value_text).split() if value_text else []
+    if len(text_words) >= SHINGLE and not _numeric(value_text):
+        return tuple(sorted(_shingles(text_words))), None
+    values = {v for v in (value_text, f"{value_num:g}" if value_num is not None else None) if v and v.strip()}
     if not values:
-        return
+        return (), None
     alternation = "|".join(re.escape(v.strip()) for v in sorted(values, key=len, reverse=True))
-    cues.append(_ValueCue(result.exam_name, rf"(?<![\w.])(?:{alternation})(?![\w]|\.\d)"))
+    return (), _ValueCue(exam, rf"(?<![\w.])(?:{alternation})(?![\w]|\.\d)")
 
 
 @lru_cache(maxsize=16)  # one catalog per store

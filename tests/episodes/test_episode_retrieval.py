@@ -90,3 +90,20 @@ def test_sparse_rows_score_tfidf_queries_as_the_library_does():
     for query in QUERIES:
         expected = matrix.sorted_indices() @ vectorizer.transform([query]).toarray().ravel()
         assert np.array_equal(rows.dot(*vectors.sparse(query)), expected)
+
+
+@pytest.mark.parametrize("shape", [(40, 300), (400, 3000)])  # stored as given / read by column
+def test_sparse_rows_of_rows_multiply_as_the_matrix_of_those_rows(shape):
+    rng = np.random.default_rng(5)
+    matrix = sparse.random(*shape, density=0.05, format="csr", random_state=6).sorted_indices()
+    rows = [(matrix.indices[a:b], matrix.data[a:b]) for a, b in zip(matrix.indptr[:-1], matrix.indptr[1:])]
+    ours, theirs = SparseRows.of_rows(rows, shape[1]), SparseRows(matrix)
+    assert ours.shape == shape
+    for size in (0, 1, 7, 60):
+        indices = np.sort(rng.choice(shape[1], size=size, replace=False))
+        data = rng.random(size)
+        assert np.array_equal(ours.dot(indices, data), theirs.dot(indices, data))
+
+
+def test_sparse_rows_of_no_rows_multiply_to_nothing():
+    assert SparseRows.of_rows([], 10).dot(np.array([2], dtype=np.intp), np.array([1.0])).shape == (0,)
