@@ -11,23 +11,25 @@ one patient count once: ``n`` observations, ``n_c`` with the concept, ``n_b`` in
 (statsmodels) adjusts the p-values of the tested pairs. Then, for a unit of a case in block ``b``:
 
 1. ``background`` if its category is demographic, or social (:data:`BACKGROUND_CATEGORIES`) and
-   not a knowledge association (step 4: smoking, alcohol and drug use can be);
+   not a knowledge association (step 3: smoking, alcohol and drug use can be);
 2. ``key`` if ``(c, b)`` is associated: tested, ``lift >= key_lift`` and adjusted ``p <= alpha``;
-3. ``background`` if ``c`` is common (``n_c >= min_support``) and not positively associated with
-   ``b`` (``lift <= 1``, or it never occurs in ``b``): a fact most patients share. Only for a block
-   with at least ``min_support`` train observations: a block the train split has barely seen (a
-   test case's rare diagnosis) cannot show that belly pain is unrelated to appendicitis;
-4. where the statistics could not decide (neither key nor background: positively but not
-   significantly associated, or too rare to test, which on a small cohort is nearly every unit),
-   the knowledge-based fallback: ``key`` if ``key_associations.csv`` associates the unit (a coded
+3. where the statistics found no association (positively but not significantly associated, too
+   rare to test, which on a small cohort is nearly every unit, or not more frequent in ``b``), the
+   knowledge-based fallback: ``key`` if ``key_associations.csv`` associates the unit (a coded
    condition, a drug, a symptom phrase) with the case's primary ICD-10-CM code
    (pipelines.units.knowledge), so that warfarin is key for an intracranial hemorrhage and a
-   multivitamin is key for nothing;
+   multivitamin is key for nothing. It comes before step 4: a lift at or under 1 on a small cohort
+   does not show that atrial fibrillation is unrelated to an embolic stroke (three stroke patients
+   without it made it background on the real MIMIC-IV demo);
+4. ``background`` if ``c`` is common (``n_c >= min_support``) and not positively associated with
+   ``b`` (``lift <= 1``, or it never occurs in ``b``): a fact most patients share. Only for a block
+   with at least ``min_support`` train observations: a block the train split has barely seen (a
+   test case's rare diagnosis) cannot show that a weight is unrelated to appendicitis;
 5. ``supporting`` otherwise.
 
 ``importance_basis`` (of the labelled units; published through ``importance_notes``) says which
-step decided: ``category`` (1), ``statistics`` (2, 3, or a tested pair left supporting),
-``knowledge`` (4), ``none`` (5: too rare to test, no association). Nothing is promoted to key
+step decided: ``category`` (1), ``statistics`` (2, 4, or a tested pair left supporting),
+``knowledge`` (3), ``none`` (5: too rare to test, no association). Nothing is promoted to key
 without one of these reasons. ``importance_notes`` has one row per case with hidden units or a key unit: its
 resolution (``statistics``: a hidden key from the statistics; ``knowledge``: hidden keys only from
 the fallback, the reason names the association; ``no_key``: none, and why) and the unit ids of its
@@ -138,8 +140,8 @@ def label(units: pl.DataFrame, cases: pl.DataFrame, rule: ImportanceRule = Impor
     decided = (
         pl.when(background_category).then(pl.lit("background|category"))
         .when(~social & associated.fill_null(False)).then(pl.lit("key|statistics"))
-        .when(~social & common_unrelated).then(pl.lit("background|statistics"))
         .when(by_knowledge).then(pl.lit("key|knowledge"))
+        .when(~social & common_unrelated).then(pl.lit("background|statistics"))
         .when(pl.col("p_adjusted").is_not_null()).then(pl.lit("supporting|statistics"))
         .otherwise(pl.lit("supporting|none"))
     )

@@ -34,7 +34,7 @@ def test_statuses_and_events_the_stay_may_create_are_not_history(code):
 
 @pytest.mark.parametrize("code", ["Z78.1", "T17.308A", "R74.8", "R79.89", "R94.31", "E87.1", "Z68.41", "Z66",
                                   "W19.XXXA", "Z51.11", "B96.20", "D72.829", "T45.1X5A", "T38.3X6A", "T82.598A",
-                                  "T88.7XXA"])
+                                  "T88.7XXA", "E59", "E60", "R29.898", "R68.0", "R68.89"])
 def test_stay_descriptions_and_lab_findings_are_never_history(code):
     assert _current(code) == (None, "not_history")
     assert decide(code, None, current=False) == (None, "not_history")

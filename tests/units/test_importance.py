@@ -64,11 +64,28 @@ def test_a_block_the_train_split_has_barely_seen_cannot_make_a_common_unit_backg
         split = "test" if i == 11 else "train"  # one appendicitis case on train: too few to judge K35-K38
         cases.append((_case(i), split, f"p{i}", block, code))
         rows.append((_case(i), "chief_complaint", "Belly pain", True, None))
+        rows.append((_case(i), "measurement", "Last outpatient weight: 180 lbs", False, "measurement:weight"))
     out = label(_units(rows), _cases(cases), ImportanceRule(min_support=3))
-    importance = dict(out.units.select("case_id", pl.concat_str("importance", pl.lit("|"), "importance_basis"))
-                      .iter_rows())
-    assert importance[_case(11)] == "key|knowledge"  # abdominal pain ~ digestive disease, from the fallback
-    assert importance[_case(0)] == "background|statistics"  # ten gallstone patients: lift 1.0 is measured
+    importance = {(c, cat): f"{i}|{b}" for c, cat, i, b in
+                  out.units.select("case_id", "category", "importance", "importance_basis").iter_rows()}
+    assert importance[(_case(11), "chief_complaint")] == "key|knowledge"  # abdominal pain ~ digestive disease
+    assert importance[(_case(11), "measurement")] == "supporting|none"  # one appendicitis: nothing measured
+    assert importance[(_case(0), "measurement")] == "background|statistics"  # ten gallstone patients: lift 1.0
+    # Belly pain has lift 1.0 too (every train case has it), but a known association is not overruled by it.
+    assert importance[(_case(0), "chief_complaint")] == "key|knowledge"
+
+
+def test_a_known_association_is_key_although_the_block_s_few_cases_lack_it():
+    rows, cases = [], []
+    for i in range(8):  # atrial fibrillation is common on train, but the three stroke patients lack it
+        block, code = ("I60-I69", "I63.40") if i < 4 else ("I30-I5A", "I50.33")
+        cases.append((_case(i), "test" if i == 3 else "train", f"p{i}", block, code))
+        rows.append((_case(i), "demographic", "Age: 70 years", True, "demographic:age"))
+        if i >= 3:
+            rows.append((_case(i), "pmh", "I have atrial fibrillation", False, "icd10:I48.91"))
+    out = label(_units(rows), _cases(cases), ImportanceRule(min_support=3))
+    stroke = out.units.filter((pl.col("case_id") == _case(3)) & (pl.col("category") == "pmh")).row(0, named=True)
+    assert (stroke["importance"], stroke["importance_basis"]) == ("key", "knowledge")  # AF ~ embolic stroke
 
 
 def _one_case(code: str, units: list[tuple]) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -181,3 +198,12 @@ def test_labels_are_deterministic():
                     for i in range(12)])
     first, second = label(_units(rows), cases), label(_units(rows), cases)
     assert first.units.equals(second.units) and first.notes.equals(second.notes)
+
+
+def test_a_triage_complaint_of_weakness_on_one_side_is_key_for_a_stroke():
+    units, cases = _one_case("I63.40", [
+        ("chief_complaint", "Weakness on the left side", None),
+        ("chief_complaint", "Being unable to walk", None),
+    ])
+    assert _importance(label(units, cases)) == {"Weakness on the left side": ("key", "knowledge"),
+                                                "Being unable to walk": ("supporting", "none")}
