@@ -159,9 +159,15 @@ def candidates(text: str) -> list[Candidate]:
 
 @lru_cache(maxsize=EVIDENCE_CACHED)  # the arms of a study play the same cases: the same evidence recurs
 def _candidates(text: str) -> tuple[Candidate, ...]:
-    known, lookup = criteria(), _lookup()
-    evidence, found = Evidence.of(text, lookup.phrases), []
-    said, readings = evidence.said, evidence.readings
+    evidence = Evidence.of(text, _lookup().phrases)
+    return _supported(evidence.said, tuple(sorted(evidence.readings.items())))
+
+
+# By what the evidence holds rather than its text: the seeded style words of a patient's replies
+# change the text of every seed's evidence, seldom the phrases said or the results read.
+@lru_cache(maxsize=EVIDENCE_CACHED)
+def _supported(said: frozenset[tuple[str, ...]], read: tuple[tuple[str, Reading], ...]) -> tuple[Candidate, ...]:
+    known, lookup, readings, found = criteria(), _lookup(), dict(read), []
     touched = {i for phrase in said for i in lookup.by_cue.get(phrase, ())}
     touched.update(i for exam in readings for i in lookup.by_exam.get(exam, ()))
     for c in (known[i] for i in sorted(touched)):

@@ -42,6 +42,7 @@ from pipelines.exams.vocabulary import panel_name
 
 Predictor = Callable[[str, ClinicalState], ExamResult | None]
 RESULTS_CACHED = 1 << 16  # results rendered
+REPORTS_CACHED = 1 << 15  # reports to a case's requests (:meth:`LaboratoryPhysician.lookup`)
 
 
 def no_prediction(exam_name: str, state: ClinicalState) -> ExamResult | None:
@@ -177,6 +178,9 @@ def budget_limited(name: str, limit: int) -> LabReport:
     return _one(name, Item(name, "budget_limited", False, say("lab.budget_limited", name=name, limit=limit)))
 
 
+_REPORTS: dict[tuple[object, ...], LabReport] = {}  # oldest first
+
+
 class LaboratoryPhysician:
     def __init__(self, view: ExamView, config: EpisodeConfig, latent: LatentPatient | None = None,
                  predictor: Predictor = no_prediction, seed: int = 0):
@@ -187,6 +191,22 @@ class LaboratoryPhysician:
         self._seed = seed
 
     def lookup(self, name: str) -> LabReport:
+        """The report to a request. Without seeded replacement it depends on the case, the policy,
+        the predictor and the name only, so every episode of a case shares it (``REPORTS_CACHED``)."""
+        if self._config.replace_fraction:
+            return self._report(name)
+        config, state = self._config, self._latent.answer(Role.LAB) if self._latent is not None else None
+        who = None if state is None else (state.age, state.sex, state.patient)  # what a predictor may read besides
+        key = (self._view, who, self._predictor, config.lookup, config.panels, config.unrecorded, name)
+        report = _REPORTS.get(key)
+        if report is None:
+            report = self._report(name)
+            if len(_REPORTS) >= REPORTS_CACHED:
+                del _REPORTS[next(iter(_REPORTS))]  # the oldest
+            _REPORTS[key] = report
+        return report
+
+    def _report(self, name: str) -> LabReport:
         key = name_key(name)
         catalog = self._view.catalog
         # before exact names: a source may name an exam like the procedure (a MedQA "Bronchoscopy")

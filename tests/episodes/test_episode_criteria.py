@@ -57,6 +57,15 @@ def test_a_report_supports_the_conditions_whose_finding_it_meets():
     assert [c.matched for c in candidates(text)] == sorted((c.matched for c in candidates(text)), reverse=True)
 
 
+def test_evidence_in_other_words_is_scored_as_the_same_evidence():
+    report = render(result("Potassium", 6.4, 3.3, 5.1))
+    plain = candidates("\n".join(["I feel weakness.", report]))
+    styled = candidates("\n".join(["Well, let me think. I feel weakness, I suppose.", report]))
+    assert styled == plain and styled[0] is plain[0]  # one scoring of the phrases said and the results read
+    later = candidates("\n".join(["I feel weakness.", render(result("Potassium", 6.1, 3.3, 5.1)), report]))
+    assert later == plain  # the last report of an exam is the one read
+
+
 def test_history_that_explains_the_results_away_rules_a_condition_out():
     text = "\n".join(["I am on dialysis", render(result("Creatinine", 9.0, 0.5, 1.2))])
     assert "N17.9" not in {c.criterion.code for c in candidates(text)}

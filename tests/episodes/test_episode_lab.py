@@ -97,3 +97,20 @@ def test_procedure_tests_are_offered_only_where_panels_are(store):
     assert "Pleural fluid analysis" in offered and set(panels()) <= set(offered)
     exact = settings.catalog_names(preset("medevoeval"))
     assert "Pleural fluid analysis" not in exact and exact == store.catalog.names
+
+
+def test_every_episode_of_a_case_shares_its_reports_unless_values_are_replaced_by_seed(heart_failure):
+    asked = []
+
+    def predictor(exam, state):
+        asked.append(exam)
+        return ExamResult(exam, "lab", 4.1, None, "mmol/L", 3.5, 5.1, False)
+
+    first = lab(heart_failure, "clinverse", predictor).lookup("K")
+    again = lab(heart_failure, "clinverse", predictor).lookup("K")  # another episode of the case
+    assert again is first and asked == ["Potassium"]  # predicted once, served again
+    assert only(lab(heart_failure, "clinverse", predictor, unrecorded="null").lookup("K")).match_type == "not_in_case"
+    older = replace(heart_failure, age=heart_failure.age + 30)  # what the predictor reads is part of the key
+    assert lab(older, "clinverse", predictor).lookup("K") is not first and asked == ["Potassium"] * 2
+    replaced = [lab(heart_failure, "clinverse", predictor, replace_fraction=0.5).lookup("Sodium") for _ in range(2)]
+    assert replaced[0] is not replaced[1]  # seeded replacement: each episode's report is its own
