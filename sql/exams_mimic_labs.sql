@@ -9,8 +9,10 @@
 -- abnormal: MIMIC's flag or '*' mark; else the number against the range printed beside it, or a
 -- bound ("<0.01", "GREATER THAN 300") that settles it; else a text value read by `qualitative`
 -- (pipelines/exams/qualitative_values.csv: "POS", "LG"); else unknown (null), never a silent normal.
--- `cases` (the windows), `lab_items` (itemid -> proposed name), `not_results` and `qualitative`
--- (pattern, abnormal, ord) are registered by the caller.
+-- Results that monitor a treatment the stay began (`monitored`: case_id, itemid, since; from
+-- pipelines/exams/monitoring.py) are left out from its start on: a PTT after a heparin drip.
+-- `cases` (the windows), `lab_items` (itemid -> proposed name), `not_results`, `qualitative`
+-- (pattern, abnormal, ord) and `monitored` are registered by the caller.
 WITH windowed AS (
     SELECT c.case_id, c.index_time, c.window_start, c.window_end, l.* EXCLUDE (subject_id, hadm_id)
     FROM read_parquet('{labevents}') l
@@ -34,6 +36,8 @@ in_window AS (
     JOIN lab_items i ON i.itemid = w.itemid
     WHERE w.charttime BETWEEN w.window_start AND w.window_end
       AND w.storetime <= w.window_end
+      AND NOT EXISTS (SELECT 1 FROM monitored m WHERE m.case_id = w.case_id AND m.itemid = w.itemid
+                                                   AND w.charttime >= m.since)
 ),
 valued AS (
     SELECT *, coalesce(written, printf('%g', valuenum)) AS value_text, false AS starred

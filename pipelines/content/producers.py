@@ -153,6 +153,11 @@ def _mimic_exams(write: Callable[[Warehouse, pl.DataFrame, ExamWindow], Written]
     return produce
 
 
+def _mimic_labs(p: Producer, warehouse: Warehouse, settings: Settings) -> Produced:
+    written, monitored = mimic_exams.write_labs(warehouse, mimic_cases(warehouse), ExamWindow.of(settings))
+    return Produced(written, {"monitoring_results_left_out": monitored})
+
+
 def _mimic_presentations(p: Producer, warehouse: Warehouse, settings: Settings) -> Produced:
     # The triage complaint opens; the note's chief complaint adds what triage did not say.
     skeleton = warehouse.read("case_skeleton")
@@ -194,9 +199,11 @@ PRODUCERS: tuple[Producer, ...] = (
              "age/sex, chief complaint and history clauses of the MedQA vignettes.", joint=MEDQA,
              kinds=("medspacy", "parquet"), removals="medqa"),
     # exam_candidates, in tie-break order: structured before text-derived
-    Producer("exam_candidates", "mimic_labs", ("mimic_iv",), ("mimic_labevents", "mimic_d_labitems", "mimic_admissions"),
-             "first result per lab item in the case's exam window, by the time it became known (storetime).",
-             _mimic_exams(mimic_exams.write_labs)),
+    Producer("exam_candidates", "mimic_labs", ("mimic_iv",),
+             ("mimic_labevents", "mimic_d_labitems", "mimic_admissions", "mimic_prescriptions", "ed_edstays",
+              "ed_pyxis"),
+             "first result per lab item in the case's exam window, by the time it became known (storetime); "
+             "none that monitors a treatment the stay began (a PTT after a heparin drip).", _mimic_labs),
     Producer("exam_candidates", "sicdb_labs", ("sicdb",), ("sicdb_laboratory", "sicdb_d_references", "sicdb_cases"),
              "first value per laboratory id, named via d_references.", _exams(sicdb_exams.write_labs, sicdb_cases)),
     Producer("exam_candidates", "mimic_vitals", ("mimic_iv",),

@@ -34,6 +34,7 @@ from pipelines.content.partitions import Written, write_empty, write_query
 from pipelines.datafiles import csv_patterns, csv_records
 from pipelines.exams.catalog import is_exam
 from pipelines.exams.measurements import chart_vitals, check_omr
+from pipelines.exams.monitoring import STARTS_SCHEMA, treatment_starts
 from pipelines.exams.procedures import lab_name, micro_specimens
 from pipelines.exams.window import ExamWindow
 from pipelines.warehouse import Warehouse
@@ -104,12 +105,32 @@ def _union(queries: list[str]) -> str:
     return " UNION ALL ".join(f"({q})" for q in queries)
 
 
-def write_labs(warehouse: Warehouse, cases: pl.DataFrame, window: ExamWindow = ExamWindow()) -> Written:
-    items = lab_items(warehouse.read("mimic_d_labitems"))
-    registered = {"lab_items": items, "not_results": not_result_patterns(), "qualitative": qualitative_readings()}
+def write_labs(warehouse: Warehouse, cases: pl.DataFrame, window: ExamWindow = ExamWindow()) -> tuple[Written, int]:
+    """The labs of each case's window, and how many results were left out as monitoring a
+    treatment the stay began (pipelines/exams/monitoring.py)."""
+    d_labitems = warehouse.read("mimic_d_labitems")
+    registered = {"lab_items": lab_items(d_labitems), "not_results": not_result_patterns(),
+                  "qualitative": qualitative_readings(), "monitored": _treatment_starts(warehouse, cases, d_labitems)}
     with _connect(warehouse, cases, window, registered) as con:
+        monitored = con.execute(warehouse.sql("exams_mimic_labs_monitored", labevents="mimic_labevents")).fetchone()[0]
         query = warehouse.sql("exams_mimic_labs", labevents="mimic_labevents")
-        return write_query(warehouse, "exam_candidates", con, query, "mimic_labs")
+        return write_query(warehouse, "exam_candidates", con, query, "mimic_labs"), int(monitored)
+
+
+def _treatment_starts(warehouse: Warehouse, cases: pl.DataFrame, d_labitems: pl.DataFrame) -> pl.DataFrame:
+    """When each case's monitoring treatments began: the admission's orders, and the ED's
+    dispensations (ed/pyxis by stay, hence admission) when the ED module is staged."""
+    if not warehouse.exists("mimic_prescriptions"):
+        return pl.DataFrame(schema=STARTS_SCHEMA)
+    hadm = cases.select("hadm_id").unique()
+    prescriptions = warehouse.scan("mimic_prescriptions").select("hadm_id", "drug", "route", "starttime").join(
+        hadm.lazy(), on="hadm_id", how="semi").collect()
+    dispensed = None
+    if warehouse.exists("ed_pyxis") and warehouse.exists("ed_edstays"):
+        stays = warehouse.scan("ed_edstays").select("stay_id", "hadm_id").join(hadm.lazy(), on="hadm_id", how="semi")
+        dispensed = warehouse.scan("ed_pyxis").select("stay_id", pl.col("name").alias("drug"), "charttime").join(
+            stays, on="stay_id").collect()
+    return treatment_starts(cases, d_labitems, prescriptions, dispensed)
 
 
 def write_vitals(warehouse: Warehouse, cases: pl.DataFrame, window: ExamWindow = ExamWindow()) -> Written:

@@ -29,7 +29,7 @@ LABELS = {51222: ("Hemoglobin", "Blood"), 50912: ("Creatinine", "Blood"), 51300:
           51266: ("Platelet Smear", "Blood"), 50931: ("Glucose", "Blood"),
           51059: ("Total Protein, Pleural", "Pleural"), 51060: ("Polys", "Pleural"), 51487: ("Nitrite", "Urine"),
           51486: ("Leukocytes", "Urine"), 51508: ("Urine Color", "Urine"), 51484: ("Ketone", "Urine"),
-          50889: ("C-Reactive Protein", "Blood"), 51613: ("CD34", "Bone Marrow")}
+          50889: ("C-Reactive Protein", "Blood"), 51613: ("CD34", "Bone Marrow"), 51275: ("PTT", "Blood")}
 
 
 def _warehouse(tmp_path, staging_frame, labs, edregtime=None) -> Warehouse:
@@ -60,7 +60,8 @@ def test_first_result_per_item_is_the_first_known_by_storetime(tmp_path, staging
         _lab(7, 51222, h(0), h(1), "8.0", 8.0, hadm_id=99),  # another admission
         _lab(8, 51300, h(0), h(1), "x", None),  # a tube hold
     ])
-    assert mimic.write_labs(warehouse, CASES).rows == 2
+    written, monitored = mimic.write_labs(warehouse, CASES)
+    assert (written.rows, monitored) == (2, 0)
     rows = {r["exam_name"]: r for r in warehouse.read("exam_candidates").iter_rows(named=True)}
     assert rows["Hemoglobin"]["value_num"] == 10.5 and rows["Hemoglobin"]["abnormal"] is True
     assert rows["Hemoglobin"]["offset_hours"] == 2.0
@@ -253,3 +254,22 @@ def test_impossible_measurements_are_rejected_with_a_reason(vitals):
     assert reasons["0"].startswith("implausible Heart rate: 0 bpm")
     assert reasons["320/20"].startswith("implausible systolic Blood Pressure: 320 mmHg")
     assert set(rejects["table"]) == {"mimic_chartevents", "mimic_omr"}
+
+
+def test_a_ptt_drawn_after_an_intravenous_heparin_order_is_no_result_of_the_case(tmp_path, staging_frame):
+    warehouse = _warehouse(tmp_path, staging_frame, [
+        _lab(1, 51275, h(1), h(2), "150", 150.0, "abnormal", low=25.0, high=36.5),  # drawn on the drip
+        _lab(2, 51222, h(1), h(2), "13.5", 13.5, low=13.0, high=17.0),  # not monitoring: kept
+    ])
+    orders = {"subject_id": [1, 1], "hadm_id": [10, 10], "drug": ["Heparin Flush (10 units/ml)", "Heparin Sodium"],
+              "route": ["IV", "IV"], "starttime": [h(0), h(0.5)]}
+    warehouse.write("mimic_prescriptions", staging_frame("mimic_prescriptions", pl.DataFrame(orders)))
+    written, monitored = mimic.write_labs(warehouse, CASES)
+    assert (written.rows, monitored) == (1, 1)
+    assert warehouse.read("exam_candidates")["exam_name"].to_list() == ["Hemoglobin"]
+    warehouse.write("mimic_labevents", staging_frame("mimic_labevents", pl.DataFrame([
+        _lab(3, 51275, h(0.25), h(1), "30", 30.0, low=25.0, high=36.5),  # before the drip: the patient's own
+        _lab(1, 51275, h(1), h(2), "150", 150.0, "abnormal", low=25.0, high=36.5)])))
+    written, monitored = mimic.write_labs(warehouse, CASES)
+    assert (written.rows, monitored) == (1, 1)
+    assert warehouse.read("exam_candidates")["value_num"].to_list() == [30.0]

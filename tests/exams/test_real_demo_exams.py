@@ -40,7 +40,7 @@ def con(mimic_demo_dir, tmp_path_factory):
     db = duckdb.connect()
     for table in ("exam_results", "case_skeleton", "case_provenance", "rejects"):
         db.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet('{warehouse.table_glob(table)}')")
-    for table in ("admissions", "labevents", "microbiologyevents", "omr", "d_labitems"):
+    for table in ("admissions", "labevents", "microbiologyevents", "omr", "d_labitems", "prescriptions"):
         db.execute(f"CREATE VIEW raw_{table} AS SELECT * FROM read_csv('{mimic_demo_dir}/hosp/{table}.csv.gz')")
     # each case's window, recomputed here from the raw admissions, and each MIMIC result with it
     db.execute(f"""CREATE VIEW windows AS
@@ -121,6 +121,25 @@ def test_values_in_comments_or_behind_the_placeholder_are_results(con):
     published = "SELECT count(DISTINCT case_id) FROM results WHERE exam_name ILIKE 'troponin%'"
     assert count(con, published) == count(con, in_window) > 0
     assert count(con, "SELECT count(*) FROM results WHERE kind = 'lab' AND contains(value_text, '___')") == 0
+
+
+def test_no_ptt_is_one_charted_after_an_intravenous_heparin_order_of_the_stay(con):
+    heparin = """SELECT hadm_id, min(starttime) AS since FROM raw_prescriptions
+        WHERE drug ILIKE '%heparin%' AND route = 'IV'
+          AND NOT regexp_matches(lower(drug), 'flush|dwell|priming|crrt|dialysis|iabp') GROUP BY hadm_id"""
+    ptt = """SELECT w.case_id, l.charttime, l.valuenum, h.since FROM windows w JOIN raw_labevents l USING (subject_id)
+        LEFT JOIN ({heparin}) h ON h.hadm_id = w.hadm_id
+        WHERE l.itemid = 51275 AND l.valuenum IS NOT NULL
+          AND (l.hadm_id = w.hadm_id OR (l.hadm_id IS NULL AND l.charttime < w.admittime))
+          AND l.charttime BETWEEN w.window_start AND w.window_end AND l.storetime <= w.window_end""".format(heparin=heparin)
+    # the rule has work on the real demo: PTTs drawn on a drip begun in the window (one read 150 s)
+    assert count(con, f"SELECT count(*) FROM ({ptt}) WHERE charttime >= since") >= 3
+    on_drug = f"""SELECT count(*) FROM results r WHERE r.exam_name = 'Partial thromboplastin time'
+        AND starts_with(r.source_ref, 'mimic_labevents:') AND NOT EXISTS (
+            SELECT 1 FROM ({ptt}) p WHERE p.case_id = r.case_id AND p.valuenum = r.value_num
+              AND (p.since IS NULL OR p.charttime < p.since))"""
+    assert count(con, on_drug) == 0
+    assert count(con, "SELECT count(*) FROM results WHERE exam_name = 'Partial thromboplastin time'") > 50
 
 
 def test_procedure_specimens_are_only_under_their_procedure_names(con):
