@@ -32,6 +32,7 @@ import dagster as dg
 import polars as pl
 import pytest
 
+import schemas
 from assets.cases import case_skeleton_is_consistent
 from assets.content import (
     cases_account_for_every_candidate,
@@ -781,4 +782,18 @@ def test_dual_layer_check_fails_when_no_dual_layer_query_was_asked(tmp_path):
         "case_id": UNKNOWN_CASE, "configuration": "single_layer", "query_kind": "direct",
         "query": "What do I have?", "reply": "I do not know.", "disclosed": False, "refused": True}]))
     metadata = _failure(dual_layer_with_self_check_discloses_nothing, ClinverseResource(home=str(tmp_path)))
-    assert metadata == {"queries": 0, "disclosed": 0}
+    assert metadata == {"queries": 0, "disclosed": 0, "cases": 0}
+
+
+def test_dual_layer_check_fails_when_kept_cases_were_not_stress_tested(home):
+    _put(home, "stress_test", _read(home, "stress_test").clear())
+    metadata = _failure(dual_layer_with_self_check_discloses_nothing, ClinverseResource(home=str(home)))
+    assert metadata["queries"] == 0 and metadata["cases"] == _read(home, "cases").height > 0
+
+
+def test_dual_layer_check_passes_a_build_that_kept_no_case_saying_so(tmp_path):
+    warehouse = Warehouse(tmp_path)
+    warehouse.write("stress_test", pl.DataFrame(schema=schemas.empty("stress_test").schema))
+    warehouse.write("cases", pl.DataFrame(schema=schemas.empty("cases").schema))
+    outcome = _run(dual_layer_with_self_check_discloses_nothing, ClinverseResource(home=str(tmp_path)))
+    assert outcome.passed and "kept no case" in outcome.description
