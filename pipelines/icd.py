@@ -63,8 +63,9 @@ stemmed, stop words dropped, "without X" / "not X" read as absent X).
    that list). Each is scored by the ICD-9 title words that its ICD-10-CM title or an ancestor's
    title up to the category says; the one saying most wins (qualifiers, "other", "unspecified",
    "specified", only break ties), then the one saying fewest words the ICD-9 title does not, then the
-   old rule: ``approximate`` flag 0, the 3-character category shared by most targets, the smallest
-   (undotted) code.
+   old rule: ``approximate`` flag 0, a category ``icd_gem_ties.csv`` prefers to the other targets'
+   (a diabetes of unstated type is type 2: 357.2 -> E11.42, not E08.42 "due to an underlying
+   condition"), the 3-character category shared by most targets, the smallest (undotted) code.
 3. Refinement: the bundled GEM predates codes that ICD-10-CM added later (E11.1x type 2 diabetes with
    ketoacidosis in FY2017, M48.06x lumbar stenosis with/without neurogenic claudication in FY2018),
    so the GEM sends 25012 "Diabetes with ketoacidosis, type II ..., uncontrolled" to E11.69 "with
@@ -519,12 +520,33 @@ def _candidate(row: _GemRow, words9: frozenset[str]) -> _Candidate | None:
     return _Candidate(row, code, words & words9, words - words9)
 
 
+@functools.cache
+def _tie_preferences() -> dict[str, frozenset[str]]:
+    """icd_gem_ties.csv: category -> the categories it wins over when the titles cannot choose."""
+    from pipelines.datafiles import csv_records  # imported late: this module is imported cheaply
+
+    preferred: dict[str, frozenset[str]] = {}
+    for record in csv_records(__package__, "icd_gem_ties.csv", ("prefer", "over", "why"), key="prefer"):
+        record.text("why")
+        preferred[record.text("prefer", pattern=r"[A-Z][0-9][0-9A-Z]", hint="a 3-character category")] = \
+            frozenset(record.items("over"))
+    return preferred
+
+
+def _tie_rank(category: str, categories: set[str]) -> int:
+    """0 when a preference makes ``category`` win over another of ``categories``, else 1."""
+    return 0 if _tie_preferences().get(category, frozenset()) & categories else 1
+
+
 def _choose(cands: list[_Candidate]) -> _Candidate:
     """Most ICD-9 title words covered (qualifiers only break ties) > fewest extra words > exact >
-    most-shared category > smallest code (see the module docstring)."""
+    a preferred category (icd_gem_ties.csv) > most-shared category > smallest code (see the module
+    docstring)."""
     cat_counts = Counter(t[:3] for t in {c.row.target for c in cands})
+    categories = set(cat_counts)
     return min(cands, key=lambda c: (-len(c.covered - icd_words.QUALIFIERS), -len(c.covered), len(c.extra),
-                                     c.row.approximate, -cat_counts[c.row.target[:3]], c.row.target))
+                                     c.row.approximate, _tie_rank(c.row.target[:3], categories),
+                                     -cat_counts[c.row.target[:3]], c.row.target))
 
 
 def _refine(chosen: _Candidate, title9: str) -> str | None:

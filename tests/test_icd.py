@@ -165,6 +165,13 @@ def test_icd9_one_to_many_keeps_every_target_primary_first() -> None:
     assert icd10gm_to_cm("I21.0").acceptable == ("I21.0",) and icd9_to_icd10("E9342").acceptable == ()
 
 
+def test_a_diabetes_of_unstated_type_is_type_2_when_the_titles_tie() -> None:
+    info = icd9_to_icd10("3572")  # "Polyneuropathy in diabetes": E08.42, E09.42, E10.42, E11.42, E13.42
+    assert info.code == "E11.42" and info.origin == "icd9_gem_one_to_many"
+    assert sorted(info.acceptable) == ["E08.42", "E09.42", "E10.42", "E11.42", "E13.42"]
+    assert icd9_to_icd10("24900").code == "E08.9"  # "Secondary diabetes mellitus": no type 2 target
+
+
 def test_icd9_one_to_many_prefers_shared_category() -> None:
     info = icd9_to_icd10("6820")  # GEM: K12.2, L03.211, L03.212 -> category L03 is shared by 2
     assert info.code == "L03.211" and info.origin == "icd9_gem_one_to_many"
