@@ -299,6 +299,31 @@ def test_fit_is_deterministic(lab_store, clinlab):
     assert held_out_items(lab_store, again).equals(held_out_items(lab_store, clinlab))
 
 
+def test_a_lab_recorded_in_more_cases_than_the_cap_is_fitted_on_a_seeded_sample(lab_store, monkeypatch):
+    """Past ``max_train_rows`` a lab's model sees a seeded sample of its training cases, in their
+    order; its unit, range and median still come from every case."""
+    from pipelines.episodes.clinlab import model
+
+    seen: dict[str, list[CaseLabs]] = {}
+    fit_one = model._fit_one
+    monkeypatch.setattr(model, "_fit_one", lambda name, features, rows, settings:
+                        seen.setdefault(name, rows) and fit_one(name, features, rows, settings))
+    capped = ClinLab.fit(lab_store, max_train_rows=40, **FAST)
+    everyone = lab_store.lab_admissions("train")
+    for name, rows in seen.items():
+        recorded = [c for c in (CaseLabs.of(a.age, a.sex, a.exams, capped.stats) for a in everyone) if name in c.values]
+        assert len(rows) == min(40, len(recorded)) and capped.stats[name].n == len(recorded)
+        order = [recorded.index(r) for r in rows]
+        assert order == sorted(order)
+    assert len(seen["Sodium"]) == 40 and capped.stats["Sodium"].n == 80
+    first = dict(seen)
+    seen.clear()
+    ClinLab.fit(lab_store, max_train_rows=40, **FAST)
+    assert seen == first
+    with pytest.raises(ValueError, match="max_train_rows must be at least min_train_rows"):
+        ClinLab.fit(lab_store, max_train_rows=10, **FAST)
+
+
 def test_predict_policy_serves_a_flagged_prediction_where_nothing_is_recorded(clinlab, lab_store):
     case = lab_store.case(lab_store.case_ids("test")[1])
     without_sodium = tuple(r for r in case.exams.results if r.exam_name != "Sodium")

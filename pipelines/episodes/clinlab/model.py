@@ -21,7 +21,8 @@ in the loss and also, by more than a standard error, in both the absolute and th
 in the lab's unit (the weighted fit's optimum lies below the median, which can cost more absolute
 error than it saves relative: platelet counts on the real MIMIC-IV demo), is served its training
 median. A lab recorded in
-fewer than ``min_train_rows`` training cases gets no model and no prediction. Settings:
+fewer than ``min_train_rows`` training cases gets no model and no prediction; one recorded in more
+than ``max_train_rows`` is fitted on a seeded sample of that many. Settings:
 data/clinlab.yaml.
 """
 
@@ -51,9 +52,9 @@ SEX_CODES = {"F": 0.0, "M": 1.0}
 
 @cache
 def default_settings() -> dict[str, Any]:
-    return yaml_mapping("pipelines.episodes", "data/clinlab.yaml", ("min_train_rows", "n_features", "min_co_recorded",
-                                                                 "log_skew", "max_decimals", "random_state",
-                                                                 "cv_folds", "regressor"))
+    return yaml_mapping("pipelines.episodes", "data/clinlab.yaml", ("min_train_rows", "max_train_rows", "n_features",
+                                                                 "min_co_recorded", "log_skew", "max_decimals",
+                                                                 "random_state", "cv_folds", "regressor"))
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,8 @@ class ClinLab:
         settings = default_settings() | overrides
         if settings["min_train_rows"] < settings["cv_folds"]:
             raise ValueError("min_train_rows must be at least cv_folds: every fold needs a held-out row")
+        if settings["max_train_rows"] < settings["min_train_rows"]:
+            raise ValueError("max_train_rows must be at least min_train_rows")
         cases = store.lab_admissions(split)
         stats = lab_stats((r for c in cases for r in numeric_labs(c.exams).values()), settings["max_decimals"])
         inputs = [CaseLabs.of(c.age, c.sex, c.exams, stats) for c in cases]
@@ -105,8 +108,10 @@ class ClinLab:
         with threadpool_limits(1):  # many small fits: OpenMP threads cost more than they give
             for j, name in enumerate(names):
                 if stats[name].n >= settings["min_train_rows"]:
-                    models[name] = _fit_one(name, _partners(names, informative[j], j, settings["n_features"]),
-                                            [i for i in inputs if name in i.values], settings)
+                    rows = _sample([i for i in inputs if name in i.values], settings["max_train_rows"],
+                                   settings["random_state"])
+                    models[name] = _fit_one(name, _partners(names, informative[j], j, settings["n_features"]), rows,
+                                            settings)
         return cls(stats, models)
 
     def inputs(self, state: ClinicalState) -> CaseLabs:
@@ -130,6 +135,16 @@ class ClinLab:
 
     def __repr__(self) -> str:
         return f"ClinLab({len(self.models)} lab models)"
+
+
+def _sample(rows: list[CaseLabs], cap: int, random_state: int) -> list[CaseLabs]:
+    """At most ``cap`` of ``rows``, a seeded sample in their order.
+    A lab's fit costs in proportion to its rows; past a few thousand a depth-2 model learns nothing
+    more (data/clinlab.yaml), so the fit's cost stops growing with the cohort."""
+    if len(rows) <= cap:
+        return rows
+    chosen = np.random.default_rng(random_state).choice(len(rows), cap, replace=False)
+    return [rows[i] for i in np.sort(chosen)]
 
 
 def _partners(names: list[str], informative: np.ndarray, own: int, k: int) -> tuple[str, ...]:
