@@ -15,8 +15,16 @@ import schemas
 from pipelines.episodes.clinlab import ClinLab, clinlab_eval
 from pipelines.episodes.clinlab.evaluation import _wasserstein, held_out_items
 from pipelines.episodes.clinlab.labs import CaseLabs
-from pipelines.episodes.clinlab.model import (DEMOGRAPHICS, _fewest_good_rounds, _fit_one, _informative,
-                                             _beats, _partners, default_settings, design)
+from pipelines.episodes.clinlab.model import (
+    DEMOGRAPHICS,
+    _beats,
+    _fewest_good_rounds,
+    _fit_one,
+    _informative,
+    _partners,
+    default_settings,
+    design,
+)
 from pipelines.episodes.config import preset
 from pipelines.episodes.lab import LaboratoryPhysician, no_prediction, replaced
 from pipelines.episodes.roles import ClinicalState, LatentPatient
