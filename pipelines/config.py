@@ -298,7 +298,8 @@ SETTINGS: tuple[Setting, ...] = (
             "evidence-sufficiency rule per source, `SOURCE=K:M` (at least K hidden units and M distinct exams); "
             f"default `{','.join(f'{n}={k}:{m}' for n, (k, m) in DEFAULT_SUFFICIENCY.items())}`", "build"),
     Setting(ENV_WORKERS, "workers", int, _integer(1), "4",
-            "processes for note NLP (default: the CPUs available; output is identical for any value)", "build"),
+            "processes for note NLP and for fitting ClinLab's lab models in `clinlab_eval` (default: the CPUs "
+            "available; output is identical for any value)", "build"),
     Setting(ENV_EXAM_WINDOW, "exam_window_hours", float, _hours(positive=True), "24",
             "exam results of a MIMIC-IV case: charted and stored at most this many hours after its index time "
             "(default 24)", "build"),
@@ -410,7 +411,7 @@ class Settings:
     dataset: str | None = None
     test_fraction: float = 0.2
     sufficiency: dict[str, tuple[int, int]] = field(default_factory=lambda: dict(DEFAULT_SUFFICIENCY))
-    workers: int = field(default_factory=default_workers)  # note NLP processes; outputs do not depend on it
+    workers: int = field(default_factory=default_workers)  # note NLP, ClinLab fits; outputs do not depend on it
     exam_window_hours: float = 24.0  # pipelines.exams.window
     exam_lookback_hours: float = 6.0
     non_diagnostic: str = "exclude"  # pipelines.cases.encounters

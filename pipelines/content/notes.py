@@ -9,21 +9,17 @@ findings are then derived batch by batch from those files. ``note_sections`` hol
 and is internal, like ``case_provenance``: it must not be exported.
 
 The per-batch NLP runs in ``workers`` processes (``Settings.workers``, env ``CLINVERSE_WORKERS``):
-a ``spawn`` pool whose workers each build the medspaCy pipeline once, fed a bounded window of
-batches and read back in batch order (:func:`_ordered_map`), so the files, their order and their
-rows are the same whatever the worker count. One worker, or a single batch, runs in this process.
+the build's pool (:func:`pipelines.workers.ordered_map`), whose workers each build the medspaCy
+pipeline once, fed a bounded window of batches and read back in batch order, so the files, their
+order and their rows are the same whatever the worker count. One worker, or a single batch, runs in
+this process.
 Each task gets only its batch and the links (and radiology detail) of the batch's notes.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import time
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from itertools import chain, islice
-from typing import TypeVar
+from collections.abc import Iterator
 
 import duckdb
 import polars as pl
@@ -32,15 +28,12 @@ from pipelines import icd
 from pipelines.content.partitions import Written, write_batches, write_empty, write_partition
 from pipelines.notes.tables import REMOVAL_COLUMNS, SECTIONS_SCHEMA, NoteWork
 from pipelines.warehouse import Warehouse
+from pipelines.workers import ordered_map
 from sql import load
 
 NOTES_PER_BATCH = 2000
 SECTIONS = "note_sections"
 REMOVALS = "leakage_removals"
-IN_FLIGHT_PER_WORKER = 2  # batches submitted ahead per worker: keeps workers busy, bounds memory
-
-T = TypeVar("T")
-
 
 # The NLP (spaCy, medspaCy: about 1.5 s to import) is imported by the tasks that run it, so that
 # loading the build's definitions does not wait for it (a multiprocess build's forkserver preloads
@@ -50,34 +43,6 @@ def _init_worker() -> None:
     from pipelines.notes.sections import build_nlp
 
     build_nlp()  # once per worker process (cached), not once per batch
-
-
-def _ordered_map(fn: Callable[..., T], tasks: Iterable[tuple], workers: int) -> Iterator[T]:
-    """``fn(*task)`` for every task, yielded in task order.
-
-    With ``workers > 1`` and more than one task, the calls run in a ``spawn`` process pool (the CLI
-    runs a progress thread, so ``fork`` is unsafe) with at most ``IN_FLIGHT_PER_WORKER * workers``
-    tasks submitted and not yet yielded: tasks are read lazily, never all at once. ``fn`` must be a
-    module-level function and tasks and results picklable.
-    """
-    tasks = iter(tasks)
-    head = list(islice(tasks, 2))
-    if workers <= 1 or len(head) < 2:
-        for task in chain(head, tasks):
-            yield fn(*task)
-        return
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_init_worker)
-    pending: deque[Future[T]] = deque()
-    try:
-        for task in chain(head, tasks):
-            pending.append(pool.submit(fn, *task))
-            if len(pending) >= IN_FLIGHT_PER_WORKER * workers:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _of_notes(frame: pl.DataFrame | None, sections: pl.DataFrame) -> pl.DataFrame | None:
@@ -157,8 +122,8 @@ def write_sections(warehouse: Warehouse, links: pl.DataFrame, workers: int = 1) 
     work = NoteWork()
 
     def sectioned() -> Iterator[pl.DataFrame]:
-        for frame, done in _ordered_map(_sections_task, ((batch,) for batch in _note_batches(warehouse, links)),
-                                        workers):
+        batches = ((batch,) for batch in _note_batches(warehouse, links))
+        for frame, done in ordered_map(_sections_task, batches, workers, _init_worker):
             work.add(done)
             yield frame
 
@@ -188,7 +153,7 @@ def write_units(warehouse: Warehouse, links: pl.DataFrame, workers: int = 1, par
 
     def units() -> Iterator[pl.DataFrame]:
         tasks = ((sections, _of_notes(links, sections)) for sections in _section_batches(warehouse))
-        for found, removals, seconds in _ordered_map(_units_task, tasks, workers):
+        for found, removals, seconds in ordered_map(_units_task, tasks, workers, _init_worker):
             removed.append(removals)
             cpu_s.append(seconds)
             yield found
@@ -214,7 +179,7 @@ def write_exams(warehouse: Warehouse, links: pl.DataFrame, workers: int = 1, par
     def exams() -> Iterator[pl.DataFrame]:
         tasks = ((sections, _of_notes(links, sections), _of_notes(detail, sections))
                  for sections in _section_batches(warehouse))
-        for found, removals, seconds in _ordered_map(_exams_task, tasks, workers):
+        for found, removals, seconds in ordered_map(_exams_task, tasks, workers, _init_worker):
             removed.append(removals)
             cpu_s.append(seconds)
             yield found

@@ -1,5 +1,5 @@
 """The note path writes the same files, in the same order, with the same bytes, whatever the
-number of worker processes (pipelines.content.notes._ordered_map)."""
+number of worker processes (pipelines.workers.ordered_map)."""
 
 from __future__ import annotations
 

@@ -332,6 +332,12 @@ def test_a_lab_recorded_in_more_cases_than_the_cap_is_fitted_on_a_seeded_sample(
         ClinLab.fit(lab_store, max_train_rows=10, **FAST)
 
 
+def test_the_models_are_the_same_fitted_in_two_worker_processes(lab_store, clinlab):
+    two = ClinLab.fit(lab_store, workers=2, **FAST)
+    assert list(two.models) == list(clinlab.models)
+    assert held_out_items(lab_store, two).equals(held_out_items(lab_store, clinlab))
+
+
 def test_predict_policy_serves_a_flagged_prediction_where_nothing_is_recorded(clinlab, lab_store):
     case = lab_store.case(lab_store.case_ids("test")[1])
     without_sodium = tuple(r for r in case.exams.results if r.exam_name != "Sodium")

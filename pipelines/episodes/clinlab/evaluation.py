@@ -47,10 +47,11 @@ ITEM_SCHEMA = {"exam_name": pl.Utf8, "recorded": pl.Float64, "ref_low": pl.Float
 
 
 def clinlab_eval(source: CaseStore | Mapping[str, pl.DataFrame], clinlab: ClinLab | None = None,
-                 split: str = "test") -> pl.DataFrame:
-    """The ``clinlab_eval`` table; ``clinlab`` defaults to one trained on the store's train split."""
+                 split: str = "test", workers: int = 1) -> pl.DataFrame:
+    """The ``clinlab_eval`` table; ``clinlab`` defaults to one trained on the store's train split
+    (in ``workers`` processes)."""
     store = source if isinstance(source, CaseStore) else CaseStore(source)
-    clinlab = clinlab or ClinLab.fit(store)
+    clinlab = clinlab or ClinLab.fit(store, workers=workers)
     items = held_out_items(store, clinlab, split)
     rows = [{"predictor": p, "exam_name": name, **_metrics(group)}
             for (p, name), group in items.group_by("predictor", "exam_name", maintain_order=True)]

@@ -45,6 +45,7 @@ from pipelines.episodes.clinlab.trees import Forest
 from pipelines.episodes.roles import ClinicalState
 from pipelines.episodes.store import CaseStore
 from pipelines.episodes.views import ExamResult
+from pipelines.workers import ordered_map
 
 DEMOGRAPHICS = ("age", "sex")
 SEX_CODES = {"F": 0.0, "M": 1.0}
@@ -88,9 +89,10 @@ class ClinLab:
         self._served: dict[tuple, ExamResult] = {}
 
     @classmethod
-    def fit(cls, store: CaseStore, split: str = "train", **overrides: Any) -> ClinLab:
+    def fit(cls, store: CaseStore, split: str = "train", workers: int = 1, **overrides: Any) -> ClinLab:
         """Train on the recorded numeric labs of ``split``'s admissions (:meth:`CaseStore.lab_admissions`);
-        ``overrides`` replace whole data/clinlab.yaml settings."""
+        ``overrides`` replace whole data/clinlab.yaml settings. The labs' models are fitted in
+        ``workers`` processes (:func:`pipelines.workers.ordered_map`); they are the same whatever the count."""
         unknown = set(overrides) - set(default_settings())
         if unknown:
             raise KeyError(f"unknown ClinLab settings {sorted(unknown)}; known: {sorted(default_settings())}")
@@ -104,14 +106,11 @@ class ClinLab:
         inputs = [CaseLabs.of(c.age, c.sex, c.exams, stats) for c in cases]
         names = sorted(stats)
         informative = _informative(names, inputs, settings["min_co_recorded"])
-        models = {}
-        with threadpool_limits(1):  # many small fits: OpenMP threads cost more than they give
-            for j, name in enumerate(names):
-                if stats[name].n >= settings["min_train_rows"]:
-                    rows = _sample([i for i in inputs if name in i.values], settings["max_train_rows"],
-                                   settings["random_state"])
-                    models[name] = _fit_one(name, _partners(names, informative[j], j, settings["n_features"]), rows,
-                                            settings)
+        tasks = ((name, _partners(names, informative[j], j, settings["n_features"]),
+                  _sample([i for i in inputs if name in i.values], settings["max_train_rows"], settings["random_state"]),
+                  settings)
+                 for j, name in enumerate(names) if stats[name].n >= settings["min_train_rows"])
+        models = {model.exam_name: model for model in ordered_map(_fit_alone, tasks, workers)}
         return cls(stats, models)
 
     def inputs(self, state: ClinicalState) -> CaseLabs:
@@ -176,6 +175,13 @@ def _informative(names: list[str], inputs: Sequence[CaseLabs], min_co_recorded: 
         correlation = np.nan_to_num(np.abs(covariance) / np.sqrt(spread))
         coverage = n / np.diag(n)[:, None]
     return np.where(n >= min_co_recorded, np.minimum(correlation, 1.0) * coverage, 0.0)
+
+
+def _fit_alone(name: str, features: tuple[str, ...], cases: list[CaseLabs], settings: Mapping[str, Any]) -> LabModel:
+    """:func:`_fit_one` on one thread: many small fits, where OpenMP threads cost more than they give
+    (and in a worker process, the other workers have the other cores)."""
+    with threadpool_limits(1):
+        return _fit_one(name, features, cases, settings)
 
 
 def _fit_one(name: str, features: tuple[str, ...], cases: list[CaseLabs], settings: Mapping[str, Any]) -> LabModel:
