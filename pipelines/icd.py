@@ -486,7 +486,7 @@ def _gem_era_codes() -> frozenset[str]:
     codes = {r.target for rows in _gem().values() for r in rows if not r.no_map}
     with files(data_files).joinpath(_GEM_BACKWARD_FILE).open(encoding="utf-8", newline="") as fh:
         codes.update(r["icd10cm"].strip().upper() for r in csv.DictReader(fh))
-    return frozenset(dotted(c)[:n] for c in codes for n in range(3, len(dotted(c)) + 1))
+    return frozenset(d[:n] for d in map(dotted, codes) for n in range(3, len(d) + 1))
 
 
 @functools.lru_cache(maxsize=65536)
