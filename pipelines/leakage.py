@@ -204,14 +204,26 @@ def find_mentions(text: str | None, terms: list[str]) -> list[Mention]:
     return kept
 
 
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
 def _accent_map(text: str) -> tuple[str, list[int]]:
+    """``text`` without combining marks, and the position in ``text`` of each character kept. Runs
+    of ASCII are kept whole (one character each, in place); only the rest is decomposed."""
     out: list[str] = []
     where: list[int] = []
-    for i, ch in enumerate(text):
-        for c in unicodedata.normalize("NFKD", ch):
+    done = 0
+    for m in _NOT_ASCII.finditer(text):
+        i = m.start()
+        out.append(text[done:i])
+        where.extend(range(done, i))
+        for c in unicodedata.normalize("NFKD", m.group()):
             if not unicodedata.combining(c):
                 out.append(c)
                 where.append(i)
+        done = i + 1
+    out.append(text[done:])
+    where.extend(range(done, len(text)))
     return "".join(out), where
 
 

@@ -36,6 +36,16 @@ def test_normalise_folds_case_punctuation_hyphens_and_accents() -> None:
     assert normalise("  NON-ST-Elevation   MI. ") == "non st elevation mi"
 
 
+def test_accent_folding_maps_every_kept_character_back_to_its_place() -> None:
+    """ASCII runs stay in place; an accented letter loses its mark, a ligature becomes two letters of
+    one place, a lone combining mark goes, and a mention found in the folded text is the original's."""
+    assert leakage._accent_map("na\u00efve \ufb01x 38 \u00b0C e\u0301") == (
+        "naive fix 38 \u00b0C e", [0, 1, 2, 3, 4, 5, 6, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15])
+    assert leakage._accent_map("") == ("", [])
+    assert _found("Known M\u00e9ni\u00e8re's disease, 38 \u00b0C.", ["Meniere's disease"]) == [
+        "M\u00e9ni\u00e8re's disease"]
+
+
 def test_terms_cover_names_title_code_and_synonyms() -> None:
     for term in ("NSTEMI", "Non-ST elevation myocardial infarction", "myocardial infarction", "MI", "heart attack",
                  "STEMI", "acute coronary syndrome", "I21.4", "I214"):
