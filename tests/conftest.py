@@ -19,6 +19,15 @@ MEDQA_SAMPLE = SHARED_DATA / "medqa-us-dev-sample" / "US_test_dev_sample.jsonl"
 MIMIC_ED_DEMO = SHARED_DATA / "mimic-iv-ed-demo-2.2"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """`make test` spreads the tests over every core (pytest-xdist): a build under test that spread
+    its own work over a process pool as well (note NLP, ClinLab's fits) would only oversubscribe
+    them, so under xdist builds run their work in-process unless CLINVERSE_WORKERS says otherwise.
+    The pools have tests of their own that ask for two workers (test_note_workers, test_clinlab)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        os.environ.setdefault("CLINVERSE_WORKERS", "1")
+
+
 @pytest.fixture(scope="session")
 def mimic_demo_dir() -> Path:
     if not (MIMIC_DEMO / "hosp" / "admissions.csv.gz").exists():
