@@ -314,8 +314,12 @@ def test_a_lab_recorded_in_more_cases_than_the_cap_is_fitted_on_a_seeded_sample(
 
     seen: dict[str, list[CaseLabs]] = {}
     fit_one = model._fit_one
-    monkeypatch.setattr(model, "_fit_one", lambda name, features, rows, settings:
-                        seen.setdefault(name, rows) and fit_one(name, features, rows, settings))
+
+    def recorded(name, features, rows, settings):
+        seen[name] = rows
+        return fit_one(name, features, rows, settings)
+
+    monkeypatch.setattr(model, "_fit_one", recorded)
     capped = ClinLab.fit(lab_store, max_train_rows=40, **FAST)
     everyone = lab_store.lab_admissions("train")
     for name, rows in seen.items():
