@@ -52,7 +52,7 @@ import re
 import warnings
 from dataclasses import dataclass, replace
 from types import ModuleType
-from typing import Final, Literal
+from typing import Final, Literal, get_args
 
 Origin = Literal[
     "icd10",
@@ -64,16 +64,7 @@ Origin = Literal[
     "text_match",
     "unmapped",
 ]
-ORIGINS: Final[tuple[str, ...]] = (
-    "icd10",
-    "icd10_ancestor",
-    "icd9_gem_exact",
-    "icd9_gem_approximate",
-    "icd9_gem_one_to_many",
-    "icd10_gm",
-    "text_match",
-    "unmapped",
-)
+ORIGINS: Final[tuple[str, ...]] = get_args(Origin)
 
 
 @dataclass(frozen=True)
