@@ -9,10 +9,18 @@ import time
 import dagster as dg
 import polars as pl
 
+from pipelines import incremental
 from pipelines.cases.encounters import CaseRules
-from pipelines.cases.skeleton import SkeletonParts, combine, mimic_skeleton, sicdb_skeleton
+from pipelines.cases.skeleton import (
+    SkeletonParts,
+    combine,
+    mimic_skeleton,
+    provenance_shards,
+    sicdb_skeleton,
+)
 from pipelines.resources import ClinverseResource
-from schemas.staging import MEDQA_TABLE
+from pipelines.shards import shard_names, split
+from schemas.staging import ALL, MEDQA_TABLE
 
 SKELETON_DEPS = [
     "mimic_admissions", "mimic_patients", "mimic_diagnoses_icd", "mimic_d_icd_diagnoses",
@@ -61,10 +69,14 @@ def case_skeleton(clinverse: ClinverseResource):
     known = int(built.skeleton["known_condition"].sum()) if built.skeleton.height else 0
     # Secondary codes that map to no ICD-10-CM code are left out of their case, never silently.
     warehouse.write("rejects", built.rejects, partition="case_skeleton")
+    # The per-case tables' roots, written in subject shards: each shard's steps read their own.
+    warehouse.keep_shards(shard_names(settings.shards))
+    written = {"case_skeleton": warehouse.write_shards("case_skeleton", split(built.skeleton, settings.shards)),
+               "case_provenance": warehouse.write_shards(
+                   "case_provenance", provenance_shards(built.provenance, settings.id_key, settings.shards)),
+               "skeleton_exclusions": warehouse.write("skeleton_exclusions", built.exclusions)}
     seconds = round(time.perf_counter() - started, 3)
-    for table, frame in (("case_skeleton", built.skeleton), ("case_provenance", built.provenance),
-                         ("skeleton_exclusions", built.exclusions)):
-        rows = warehouse.write(table, frame)
+    for table, rows in written.items():
         yield dg.MaterializeResult(
             asset_key=table,
             metadata={"rows": rows, "sources": ", ".join(sources) or "none", "seconds": seconds,
@@ -91,3 +103,20 @@ def case_skeleton_is_consistent(clinverse: ClinverseResource) -> dg.AssetCheckRe
         metadata={"cases_without_provenance": no_provenance, "patients_in_both_splits": split_leaks,
                   "both_kept_and_excluded": overlap, "provenance_unaccounted": unaccounted},
     )
+
+
+STAGED = {**{spec.table: spec.source for spec in ALL}, MEDQA_TABLE: "medqa"}  # staged table -> its source
+
+
+@dg.asset(group_name="cases", deps=[*STAGED, "case_skeleton", "case_provenance"], kinds={"duckdb", "parquet"},
+          description="A digest per subject shard of what its per-case steps read (its cases, its patients' staged "
+                      "rows, the dictionaries, the settings): a rebuild re-runs the shards whose digest changed.")
+def shard_inputs(clinverse: ClinverseResource) -> dg.MaterializeResult:
+    settings = clinverse.settings()
+    warehouse = clinverse.warehouse()
+    staged = [table for table, source in STAGED.items() if source in settings.configured_sources()]
+    frame = incremental.shard_inputs(warehouse, staged, settings)
+    rows = warehouse.write(incremental.TABLE, frame)
+    return dg.MaterializeResult(metadata={
+        "rows": rows, **{f"cases_{s}": n for s, n in frame.select("shard", "cases").iter_rows()},
+        "digests": dg.MetadataValue.json(incremental.digests(frame))})

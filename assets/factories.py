@@ -6,40 +6,73 @@ partition of (``rejects``, ``leakage_removals``), and the result every leakage a
 """
 
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 import dagster as dg
 import polars as pl
+from dagster._core.storage.tags import (
+    ASSET_PARTITION_RANGE_END_TAG,
+    ASSET_PARTITION_RANGE_START_TAG,
+)
 
 import schemas
 from pipelines.content import producers as registry
 from pipelines.content.leakage_guard import hits_per_source
-from pipelines.content.producers import Produced, Producer
+from pipelines.content.producers import Produced, Producer, merged
 from pipelines.resources import ClinverseResource
-from pipelines.warehouse import partition_of
+from pipelines.warehouse import Warehouse, partition_of
+
+# The subject shards (pipelines.shards) every per-case asset is partitioned by. Dynamic, because the
+# shard count is a build setting: `clinverse build` (pipelines.runner), the sensor and the schedule
+# (pipelines.build_plan) register the names. A run may hold several shards (a full build holds them
+# all, in one run: BackfillPolicy.single_run); the asset writes each through its shard's view.
+SHARDS = dg.DynamicPartitionsDefinition(name="shards")
+PER_SHARD = {"partitions_def": SHARDS, "backfill_policy": dg.BackfillPolicy.single_run()}
 
 
-def produced_result(produced: Produced, started: float) -> dg.MaterializeResult:
-    """Metadata every producer reports: rows, why it skipped (if it did), seconds, then its own."""
-    written = produced.written
+def shard_tags(shards: Sequence[str]) -> dict[str, str]:
+    """The tags of one run over the shards ``shards`` (consecutive, as pipelines.shards names them):
+    Dagster's partition range, which each per-shard asset (BackfillPolicy.single_run) gets whole."""
+    return {ASSET_PARTITION_RANGE_START_TAG: shards[0], ASSET_PARTITION_RANGE_END_TAG: shards[-1]}
+
+
+def register_shards(instance: dg.DagsterInstance, shards: Sequence[str]) -> None:
+    """Add the shards to the instance's ``shards`` partitions, those it lacks."""
+    missing = [s for s in shards if not instance.has_dynamic_partition(SHARDS.name, s)]
+    if missing:
+        instance.add_dynamic_partitions(SHARDS.name, missing)
+
+
+def shard_views(context: dg.AssetExecutionContext, warehouse: Warehouse) -> Iterator[Warehouse]:
+    """The warehouse as each shard of this run sees it (pipelines.warehouse.Warehouse.shard_view)."""
+    for shard in context.partition_keys:
+        yield warehouse.shard_view(shard)
+
+
+def produced_result(per_shard: Mapping[str, Produced], started: float) -> dg.MaterializeResult:
+    """Metadata every producer reports: rows (in all and per shard), why it skipped (if it did),
+    seconds, then its own (numbers summed over the shards)."""
+    produced = merged(list(per_shard.values()))
     return dg.MaterializeResult(metadata={
-        "rows": written.rows, "skipped": written.skipped or "", "seconds": round(time.perf_counter() - started, 3),
-        **produced.metadata,
+        "rows": produced.written.rows, "skipped": produced.written.skipped or "",
+        "seconds": round(time.perf_counter() - started, 3),
+        **{f"rows_{shard}": p.written.rows for shard, p in per_shard.items()}, **produced.metadata,
     })
 
 
 def producer_asset(producer: Producer, group: str = "content") -> dg.AssetsDefinition:
-    """The asset ``<table>_<partition>`` of a producer that writes its partition on its own."""
+    """The asset ``<table>_<partition>`` of a producer that writes its partition on its own, per shard."""
     @dg.asset(name=producer.asset, group_name=group, deps=list(producer.deps), kinds=set(producer.kinds),
-              description=producer.summary)
-    def _produce(clinverse: ClinverseResource) -> dg.MaterializeResult:
+              description=producer.summary, **PER_SHARD)
+    def _produce(context: dg.AssetExecutionContext, clinverse: ClinverseResource) -> dg.MaterializeResult:
         started = time.perf_counter()
-        warehouse = clinverse.warehouse()
-        produced = registry.run(producer, warehouse, clinverse.settings())
-        if not warehouse.partition_files(producer.table, producer.partition):
-            raise RuntimeError(f"{producer.asset} wrote no {producer.table} partition {producer.partition!r}: "
-                               "its writer and pipelines/content/producers.py disagree")
-        return produced_result(produced, started)
+        per_shard = {}
+        for view in shard_views(context, clinverse.warehouse()):
+            per_shard[view.shard] = registry.run(producer, view, clinverse.settings())
+            if not view.partition_files(producer.table, producer.partition):
+                raise RuntimeError(f"{producer.asset} wrote no {producer.table} partition {producer.partition!r} "
+                                   f"of shard {view.shard}: its writer and pipelines/content/producers.py disagree")
+        return produced_result(per_shard, started)
 
     return _produce
 

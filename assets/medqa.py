@@ -10,12 +10,13 @@ source it writes empty partitions, so nothing stale from an earlier build surviv
 
 import json
 import time
+from dataclasses import fields
 
 import dagster as dg
 import polars as pl
 
 import schemas
-from assets.factories import leak_check
+from assets.factories import PER_SHARD, leak_check, shard_views
 from pipelines.content import producers
 from pipelines.content.partitions import write_partition
 from pipelines.leakage import find_mentions
@@ -46,6 +47,18 @@ def _skipped_views() -> MedqaViews:
                       schemas.empty("leakage_removals"), schemas.empty("rejects"))
 
 
+def _write_views(warehouse: Warehouse, skipped: str) -> MedqaViews:
+    """Convert the questions of ``warehouse``'s cases (one shard's) and write every view; empty ones
+    when MedQA is not configured (``skipped`` says why), so nothing stale survives."""
+    views = _skipped_views() if skipped else convert_questions(warehouse.read(MEDQA_TABLE), medqa_case_ids(warehouse))
+    for p in VIEWS.values():
+        write_partition(warehouse, p.table, p.partition, getattr(views, p.table))
+    write_partition(warehouse, "leakage_removals", REMOVALS, views.leakage_removals)
+    write_partition(warehouse, "rejects", QUARANTINE_PARTITION, views.quarantined)
+    warehouse.write(RUBRIC, views.rubric)
+    return views
+
+
 def medqa_case_ids(warehouse: Warehouse) -> pl.DataFrame:
     """medqa_hash -> case_id with the skeleton's diagnosis columns (for the leakage terms)."""
     provenance = warehouse.scan("case_provenance").filter(pl.col("source") == "medqa").select("case_id", "medqa_hash")
@@ -62,30 +75,24 @@ def medqa_case_ids(warehouse: Warehouse) -> pl.DataFrame:
         dg.AssetSpec(RUBRIC, deps=list(VIEWS["unit_candidates"].deps), kinds={"polars", "parquet"},
                      description="Evidence key points per MedQA case: chief complaint, key history, abnormal findings."),
     ],
+    **PER_SHARD,
 )
 def medqa_content(context: dg.AssetExecutionContext, clinverse: ClinverseResource):
     started = time.perf_counter()
-    warehouse = clinverse.warehouse()
     skipped = producers.unconfigured(VIEWS["unit_candidates"], clinverse.settings())
     if skipped:
-        views = _skipped_views()
         context.log.info(f"{skipped}: writing empty {PARTITION} partitions")
-    else:
-        views = convert_questions(warehouse.read(MEDQA_TABLE), medqa_case_ids(warehouse))
-    written = {p.asset: write_partition(warehouse, p.table, p.partition, getattr(views, p.table))
-               for p in VIEWS.values()}
-    write_partition(warehouse, "leakage_removals", REMOVALS, views.leakage_removals)
-    write_partition(warehouse, "rejects", QUARANTINE_PARTITION, views.quarantined)
+    per_shard = [_write_views(view, skipped) for view in shard_views(context, clinverse.warehouse())]
+    views = MedqaViews(*(pl.concat([getattr(v, f.name) for v in per_shard]) for f in fields(MedqaViews)))
     if views.quarantined.height:
         context.log.warning(f"medqa: {views.quarantined.height} history unit(s) held a measurement and were "
                             f"quarantined; see rejects partition {QUARANTINE_PARTITION}")
-    rubric_rows = warehouse.write(RUBRIC, views.rubric)
     seconds = round(time.perf_counter() - started, 3)
     common = {"skipped": skipped, "seconds": seconds}
     units = views.unit_candidates
     exams = views.exam_candidates
     yield dg.MaterializeResult(asset_key=VIEWS["unit_candidates"].asset, metadata={
-        "rows": written[VIEWS["unit_candidates"].asset].rows,
+        "rows": units.height,
         "cases": units["case_id"].n_unique() if units.height else 0,
         "leakage_removals": views.leakage_removals.height, "conversion_failures": views.conversion_failures.height,
         "quarantined_units": views.quarantined.height,
@@ -94,14 +101,14 @@ def medqa_content(context: dg.AssetExecutionContext, clinverse: ClinverseResourc
         **{f"units_{c}": n for c, n in units.group_by("category").len().sort("category").iter_rows()}, **common,
     })
     yield dg.MaterializeResult(asset_key=VIEWS["exam_candidates"].asset, metadata={
-        "rows": written[VIEWS["exam_candidates"].asset].rows,
+        "rows": exams.height,
         "abnormal": int(exams["abnormal"].sum() or 0) if exams.height else 0,
         **{f"exams_{k}": n for k, n in exams.group_by("kind").len().sort("kind").iter_rows()}, **common,
     })
     yield dg.MaterializeResult(asset_key=VIEWS["presentations"].asset,
-                               metadata={"rows": written[VIEWS["presentations"].asset].rows, **common})
+                               metadata={"rows": views.presentations.height, **common})
     yield dg.MaterializeResult(asset_key=RUBRIC, metadata={
-        "rows": rubric_rows, "cases": views.rubric["case_id"].n_unique() if views.rubric.height else 0, **common,
+        "rows": views.rubric.height, "cases": views.rubric["case_id"].n_unique() if views.rubric.height else 0, **common,
     })
 
 

@@ -6,14 +6,18 @@ Producers of a source that is not configured write an empty partition, so nothin
 earlier build survives. The MedQA producer (assets/medqa.py) is the asset ``unit_candidates_medqa``.
 """
 
-from __future__ import annotations
-
 import time
 
 import dagster as dg
 import polars as pl
 
-from assets.factories import leak_check, produced_result, producer_assets
+from assets.factories import (
+    PER_SHARD,
+    leak_check,
+    produced_result,
+    producer_assets,
+    shard_views,
+)
 from pipelines.content import notes, producers
 from pipelines.content.leakage_guard import audit, case_terms
 from pipelines.content.partitions import write_partition
@@ -32,21 +36,23 @@ def _cases_per(table: pl.DataFrame) -> int:
 
 
 @dg.asset(group_name=GROUP, deps=["note_discharge", "note_radiology", *producers.SKELETON],
-          kinds={"medspacy", "parquet"},
+          kinds={"medspacy", "parquet"}, **PER_SHARD,
           description="Sections of the discharge and radiology notes of the cases' admissions (internal: note text).")
-def note_sections(clinverse: ClinverseResource) -> dg.MaterializeResult:
+def note_sections(context: dg.AssetExecutionContext, clinverse: ClinverseResource) -> dg.MaterializeResult:
     started = time.perf_counter()
     settings = clinverse.settings()
-    warehouse = clinverse.warehouse()
-    if not set(NOTE_SOURCES) <= set(settings.configured_sources()):
-        cleared = notes.clear_sections(warehouse, "MIMIC-IV and MIMIC-IV-Note are not both configured")
-        return produced_result(Produced(cleared), started)
-    cases = notes.note_cases(warehouse)
-    written, work = notes.write_sections(warehouse, cases, workers=settings.workers)
-    # notes and CPU seconds of the section split per note kind: the bench's note throughput
-    done = {f"{kind}_{what}": value for kind in ("discharge", "radiology")
-            for what, value in (("notes", work.notes.get(kind, 0)), ("cpu_s", round(work.cpu_s.get(kind, 0.0), 3)))}
-    return produced_result(Produced(written, {"notes": cases.height, "cases": _cases_per(cases), **done}), started)
+    per_shard = {}
+    for view in shard_views(context, clinverse.warehouse()):
+        if not set(NOTE_SOURCES) <= set(settings.configured_sources()):
+            per_shard[view.shard] = Produced(notes.clear_sections(view, "MIMIC-IV and MIMIC-IV-Note are not both configured"))
+            continue
+        cases = notes.note_cases(view)
+        written, work = notes.write_sections(view, cases, workers=settings.workers)
+        # notes and CPU seconds of the section split per note kind: the bench's note throughput
+        done = {f"{kind}_{what}": value for kind in ("discharge", "radiology")
+                for what, value in (("notes", work.notes.get(kind, 0)), ("cpu_s", work.cpu_s.get(kind, 0.0)))}
+        per_shard[view.shard] = Produced(written, {"notes": cases.height, "cases": _cases_per(cases), **done})
+    return produced_result(per_shard, started)
 
 
 UNIT_PRODUCERS = producer_assets(TABLE)

@@ -14,20 +14,32 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import json
 import pkgutil
 from collections.abc import Mapping
 from pathlib import Path
 
 import dagster as dg
+from dagster._core.definitions.assets.graph.base_asset_graph import (
+    BaseAssetGraph as AssetGraph,
+)
 
 import assets as assets_package
 from assets.episodes import EPISODE_GROUP, episodes_job
+from assets.factories import SHARDS, register_shards, shard_tags
 from assets.study import STUDY_GROUP, evaluate_job
-from pipelines import config
+from pipelines import config, incremental
 from pipelines.config import Settings
-from pipelines.resources import ClinverseResource, resources_from_env, resources_from_values
+from pipelines.incremental import changed_shards, digests, span
+from pipelines.resources import (
+    ClinverseResource,
+    resources_from_env,
+    resources_from_values,
+)
+from pipelines.shards import shard_names
 from pipelines.sources.registry import NAMES as SOURCE_GROUPS
 from pipelines.sources.registry import SOURCES
+from pipelines.warehouse import Warehouse
 
 JOB = "build"
 
@@ -39,6 +51,22 @@ def build_selection(sources: list[str]) -> dg.AssetSelection:
     if unconfigured:
         selection = selection - dg.AssetSelection.groups(*unconfigured)
     return selection
+
+
+# What decides which shards a rebuild re-runs: the staging, the case skeleton (its three tables are
+# written together) and the digest of every shard's inputs (pipelines.incremental).
+INPUTS = dg.AssetSelection.assets("shard_inputs").upstream() | dg.AssetSelection.assets("skeleton_exclusions")
+
+
+def per_shard_keys(graph: AssetGraph) -> list[dg.AssetKey]:
+    """The assets partitioned by subject shard (``assets.factories.SHARDS``), in graph order."""
+    return [key for key in graph.toposorted_asset_keys if graph.get(key).partitions_def == SHARDS]
+
+
+def after_inputs(graph: AssetGraph) -> dg.AssetSelection:
+    """What a rebuild runs once it knows the changed shards: the per-shard assets (for those shards)
+    and everything downstream of them, the cohort-wide steps that read every shard."""
+    return dg.AssetSelection.assets(*per_shard_keys(graph)).downstream() - INPUTS
 
 
 def source_fingerprint(settings: Settings) -> str:
@@ -58,12 +86,45 @@ def source_fingerprint(settings: Settings) -> str:
 
 
 @dg.sensor(job_name=JOB, minimum_interval_seconds=300, default_status=dg.DefaultSensorStatus.STOPPED)
-def new_source_data(context: dg.SensorEvaluationContext, clinverse: ClinverseResource):
-    """Request a rebuild when a configured source directory's files change (new EHR release or extract)."""
-    fingerprint = source_fingerprint(clinverse.settings())
-    if fingerprint and fingerprint != context.cursor:
-        context.update_cursor(fingerprint)
-        yield dg.RunRequest(run_key=fingerprint)
+def new_source_data(context: dg.SensorEvaluationContext, clinverse: ClinverseResource) -> dg.SensorResult:
+    """Keep the warehouse up to date with the configured source directories, in two steps.
+
+    When their files change (a new release, a new drop of admissions: the fingerprint of names, sizes
+    and times), request a run of the inputs (staging, the case skeleton, ``shard_inputs``). When the
+    published ``shard_inputs`` then differ from the digests of the last request, request one run of the
+    per-case steps of the changed shards (their span) and the cohort-wide steps after them: a drop of
+    one shard's admissions re-runs that shard. The cursor holds the fingerprint and the digests; with
+    none (a sensor just turned on) every shard counts as changed. The shards of the build's count are
+    registered as the ``shards`` partitions (and any other count's removed)."""
+    settings = clinverse.settings()
+    names = shard_names(settings.shards)
+    cursor = json.loads(context.cursor) if context.cursor else {}
+    requests = []
+    fingerprint = source_fingerprint(settings)
+    published = digests(Warehouse(settings.home).read_or_empty(incremental.TABLE))
+    if fingerprint and fingerprint != cursor.get("sources"):
+        requests.append(dg.RunRequest(run_key=f"inputs-{fingerprint}", asset_selection=_job_keys(context, INPUTS),
+                                      tags=shard_tags(names)))
+        cursor["sources"] = fingerprint
+    elif published and published != cursor.get("shards"):
+        rerun = span(changed_shards(cursor.get("shards", {}), published), names)
+        if rerun:
+            key = hashlib.sha256(json.dumps(published, sort_keys=True).encode()).hexdigest()[:16]
+            graph = context.repository_def.asset_graph
+            requests.append(dg.RunRequest(run_key=f"shards-{key}", tags=shard_tags(rerun),
+                                          asset_selection=_job_keys(context, after_inputs(graph))))
+        cursor["shards"] = published
+    known = context.instance.get_dynamic_partitions(SHARDS.name)
+    return dg.SensorResult(run_requests=requests, cursor=json.dumps(cursor), dynamic_partitions_requests=[
+        dg.AddDynamicPartitionsRequest(SHARDS.name, [n for n in names if n not in known]),
+        dg.DeleteDynamicPartitionsRequest(SHARDS.name, [k for k in known if k not in names])])
+
+
+def _job_keys(context: dg.SensorEvaluationContext, selection: dg.AssetSelection) -> list[dg.AssetKey]:
+    """The assets of ``selection`` that the ``build`` job holds (the configured sources' only)."""
+    repository = context.repository_def
+    held = repository.get_job(JOB).asset_layer.selected_asset_keys
+    return sorted(selection.resolve(repository.asset_graph) & held)
 
 
 # Libraries the steps import where they use them, so that loading the definitions does not wait for
@@ -79,12 +140,19 @@ def asset_module_names() -> tuple[str, ...]:
     return tuple(f"{assets_package.__name__}.{m.name}" for m in pkgutil.iter_modules(assets_package.__path__))
 
 
-def full_rebuild(cron: str) -> dg.ScheduleDefinition:
-    """The ``build`` job on ``cron`` (CLINVERSE_REBUILD_CRON), whatever changed: reference files and
-    code change too, and the sensor sees only the sources. Off until turned on in the UI, like the sensor."""
-    return dg.ScheduleDefinition(name="full_rebuild", cron_schedule=cron, job_name=JOB,
-                                 default_status=dg.DefaultScheduleStatus.STOPPED,
-                                 description="A full rebuild of the configured sources and everything downstream.")
+def full_rebuild(cron: str, shards: int) -> dg.ScheduleDefinition:
+    """The ``build`` job on ``cron`` (CLINVERSE_REBUILD_CRON) over every shard, whatever changed:
+    reference files and code change too, and the sensor sees only the sources. Off until turned on in
+    the UI, like the sensor."""
+    names = shard_names(shards)
+
+    @dg.schedule(name="full_rebuild", cron_schedule=cron, job_name=JOB, default_status=dg.DefaultScheduleStatus.STOPPED,
+                 description="A full rebuild of the configured sources and everything downstream, every shard.")
+    def _full_rebuild(context: dg.ScheduleEvaluationContext) -> dg.RunRequest:
+        register_shards(context.instance, names)
+        return dg.RunRequest(tags=shard_tags(names))
+
+    return _full_rebuild
 
 
 def asset_modules() -> list:
@@ -112,7 +180,7 @@ def make_definitions(settings: Settings | None = None,
         resources=dict(resources),
         jobs=[job, episodes_job, evaluate_job],
         sensors=[new_source_data],
-        schedules=[full_rebuild(config.rebuild_cron())],
+        schedules=[full_rebuild(config.rebuild_cron(), settings.shards)],
     )
 
 

@@ -87,21 +87,30 @@ def build_log(home: Path, generation) -> Path:
 
 
 def build(clinverse, synthea, select: str | None = None, show_progress: bool = True, log_level: str = "INFO",
-          executor: str = "in_process", max_concurrent: int | None = None):
+          executor: str = "in_process", max_concurrent: int | None = None, incremental: bool = False):
     """Materialise the ``build`` job (narrowed by ``select``) for the settings in the resources, with
-    a progress bar per asset group; returns the runner's BuildReport (BuildFailed on a failure).
-    ``executor``: ``in_process`` (one process) or ``multiprocess`` (Dagster's multiprocess executor,
-    at most ``max_concurrent`` steps at once, default the CPUs available).
+    a progress bar per asset group; returns the runner's BuildReport (BuildFailed on a failed step or
+    check). ``executor``: ``in_process`` (one process) or ``multiprocess`` (Dagster's multiprocess
+    executor, at most ``max_concurrent`` steps at once, default the CPUs available).
+
+    ``incremental``: stage the sources and make the case skeleton and every shard's input digest
+    (pipelines.incremental) in a first run, then in a second run the per-shard steps of only the shards
+    whose digest is not the published build's (their span: :func:`pipelines.incremental.span`) and the
+    cohort-wide steps after them; the other shards' files stay as published. Without a published
+    ``shard_inputs`` (a first build) every shard has changed.
 
     The run writes a new build generation of the warehouse (pipelines.warehouse), published in one
     atomic swap when every step and blocking check passed and discarded otherwise, so a build either
     publishes a consistent set of tables or leaves the previous good set in place."""
     import dagster as dg
 
-    from pipelines import runner
-    from pipelines.build_plan import make_definitions
+    from pipelines import incremental as shard_changes
+    from pipelines.build_plan import INPUTS, after_inputs, make_definitions
+    from pipelines.shards import shard_names
     from pipelines.warehouse import Warehouse
 
+    if incremental and select:
+        raise ValueError("--incremental decides what to run; leave out --select")
     settings = clinverse.settings()
     settings.home.mkdir(parents=True, exist_ok=True)
     published = Warehouse(settings.home)
@@ -111,29 +120,53 @@ def build(clinverse, synthea, select: str | None = None, show_progress: bool = T
         resources = {"clinverse": clinverse, "synthea": synthea}
         defs = make_definitions(settings, resources)
         processes = _processes(resources, max_concurrent) if executor == "multiprocess" else None
-        selection = dg.AssetSelection.from_string(select) if select else None
-        planned = runner.plan(defs, selection)
-        with Progress(TextColumn("[bold]{task.description}"), BarColumn(),
-                      TextColumn("{task.completed}/{task.total} assets"), TextColumn("{task.fields[current]}"),
-                      TimeElapsedColumn(), console=console, disable=not show_progress) as bar:
-            tasks = {group: bar.add_task(group, total=len(keys), current="") for group, keys in planned.groups.items()}
+        names = shard_names(settings.shards)
 
-            def update(_event, report: runner.BuildReport) -> None:
-                for group, task in tasks.items():
-                    bar.update(task, completed=report.done(group),
-                               current=report.current if report.current_group == group else "")
+        def run(selection, shards):
+            return _run_with_progress(defs, selection, shards, show_progress, log_level, settings.home,
+                                      build_log(settings.home, generation), processes)
 
-            try:
-                report = runner.run(defs, selection, update, log_level, log_file=build_log(settings.home, generation),
-                                    scratch=settings.home, processes=processes)
-            finally:
-                for task in tasks.values():
-                    bar.update(task, current="")
+        if not incremental:
+            report = run(dg.AssetSelection.from_string(select) if select else None, names)
+        else:
+            report = run(INPUTS, names)
+            changed = shard_changes.changed_shards(shard_changes.digests(published.read_or_empty(shard_changes.TABLE)),
+                                                   shard_changes.digests(generation.read(shard_changes.TABLE)))
+            rerun = shard_changes.span(changed, names)
+            console.print(f"shards with new inputs: {', '.join(changed) or 'none'} of {len(names)}"
+                          + (f"; re-running {rerun[0]}..{rerun[-1]}" if rerun else ""))
+            if rerun:
+                report.absorb(run(after_inputs(defs.resolve_asset_graph()), rerun))
     except BaseException:  # a failed step or check, a bad selection, Ctrl-C: the published tables stay as they were
         published.discard_build(generation)
         raise
     published.publish_build(generation)
     return report
+
+
+def _run_with_progress(defs, selection, shards, show_progress: bool, log_level: str, home: Path, log_file: Path,
+                       processes):
+    """One run of the build job over ``shards``, with a progress bar per asset group (its scratch
+    folder in ``home``, its whole log in ``log_file``)."""
+    from pipelines import runner
+
+    planned = runner.plan(defs, selection)
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(),
+                  TextColumn("{task.completed}/{task.total} assets"), TextColumn("{task.fields[current]}"),
+                  TimeElapsedColumn(), console=console, disable=not show_progress) as bar:
+        tasks = {group: bar.add_task(group, total=len(keys), current="") for group, keys in planned.groups.items()}
+
+        def update(_event, report: runner.BuildReport) -> None:
+            for group, task in tasks.items():
+                bar.update(task, completed=report.done(group),
+                           current=report.current if report.current_group == group else "")
+
+        try:
+            return runner.run(defs, selection, update, log_level, log_file=log_file,
+                              scratch=home, processes=processes, shards=shards)
+        finally:
+            for task in tasks.values():
+                bar.update(task, current="")
 
 
 def _processes(resources: dict, max_concurrent: int | None):
@@ -175,7 +208,7 @@ def _build(args: argparse.Namespace) -> int:
     console.print(f"[bold]building[/] {', '.join(settings.configured_sources())} into {settings.home}{how}")
     try:
         report = build(clinverse, synthea, args.select, log_level=log_level, executor=executor,
-                       max_concurrent=max_concurrent)
+                       max_concurrent=max_concurrent, incremental=args.incremental)
     except (BuildFailed, WarehouseError) as exc:  # WarehouseError: another build holds the home
         published = Warehouse(settings.home).published_at()
         kept = (f"nothing was published; the tables of the previous build ({published}) are still in place"
@@ -563,6 +596,9 @@ def parser() -> argparse.ArgumentParser:
                        action="append" if source.layout == "files" else "store",
                        help=f"{source.description.replace('`', '')} (env {source.setting}), e.g. {source.example}")
     b.add_argument("--select", help="Dagster asset selection, e.g. 'group:cases' or 'key:case_skeleton+'")
+    b.add_argument("--incremental", action="store_true",
+                   help="re-run the per-case steps only of the subject shards whose inputs changed since the "
+                        "published build (and the cohort-wide steps after them)")
     b.add_argument("--seed", type=int, help=f"seed for the demo and sampling (env {config.ENV_SEED})")
     b.add_argument("--admissions", type=int, default=DEMO_ADMISSIONS,
                    help="size of the generated demo when no source is given")

@@ -41,6 +41,7 @@ ENV_DATASET = "CLINVERSE_DATASET"
 ENV_TEST_FRACTION = "CLINVERSE_TEST_FRACTION"
 ENV_SUFFICIENCY = "CLINVERSE_SUFFICIENCY"
 ENV_WORKERS = "CLINVERSE_WORKERS"
+ENV_SHARDS = "CLINVERSE_SHARDS"
 ENV_SYNTHEA_CMD = "CLINVERSE_SYNTHEA_CMD"
 ENV_SYNTHEA_JAR = "CLINVERSE_SYNTHEA_JAR"
 ENV_SYNTHEA_JAVA = "CLINVERSE_SYNTHEA_JAVA"
@@ -300,6 +301,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(ENV_WORKERS, "workers", int, _integer(1), "4",
             "processes for note NLP and for fitting ClinLab's lab models in `clinlab_eval` (default: the CPUs "
             "available; output is identical for any value)", "build"),
+    Setting(ENV_SHARDS, "shards", int, _integer(1), "8",
+            "subject shards the per-case tables are partitioned into (a stable hash of the patient key; default 4): "
+            "a rebuild re-runs the per-case steps of the shards whose inputs changed", "build"),
     Setting(ENV_EXAM_WINDOW, "exam_window_hours", float, _hours(positive=True), "24",
             "exam results of a MIMIC-IV case: charted and stored at most this many hours after its index time "
             "(default 24)", "build"),
@@ -412,6 +416,7 @@ class Settings:
     test_fraction: float = 0.2
     sufficiency: dict[str, tuple[int, int]] = field(default_factory=lambda: dict(DEFAULT_SUFFICIENCY))
     workers: int = field(default_factory=default_workers)  # note NLP, ClinLab fits; outputs do not depend on it
+    shards: int = 4  # pipelines.shards; outputs do not depend on it
     exam_window_hours: float = 24.0  # pipelines.exams.window
     exam_lookback_hours: float = 6.0
     non_diagnostic: str = "exclude"  # pipelines.cases.encounters

@@ -23,7 +23,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +34,9 @@ from dagster import DagsterEvent, DagsterEventType
 from dagster._core.log_manager import get_log_record_metadata, has_log_record_metadata
 from dagster._serdes import ConfigurableClassData
 
+from assets.factories import register_shards, shard_tags
 from pipelines.build_plan import JOB
+from pipelines.shards import shard_names
 from pipelines.warehouse import TEMP_SUFFIX
 
 TRACKED = (DagsterEventType.STEP_START, DagsterEventType.ASSET_MATERIALIZATION,
@@ -75,6 +77,26 @@ class BuildReport:
         wanted = set(self.groups.get(group, ()))
         return sum(1 for key in self.succeeded if key in wanted)
 
+    def absorb(self, later: BuildReport) -> None:
+        """Add what a later run of the same build did (`clinverse build --incremental` makes two)."""
+        for group, keys in later.groups.items():
+            self.groups.setdefault(group, []).extend(k for k in keys if k not in self.groups[group])
+        self.step_groups.update(later.step_groups)
+        for key in later.succeeded:
+            self.record(key)
+        self.checks.update(later.checks)
+        self.check_findings.update(later.check_findings)
+        self.failures.extend(later.failures)
+        self.step_seconds.update(later.step_seconds)
+        self.asset_metrics.update(later.asset_metrics)
+        self.asset_step.update(later.asset_step)
+        self.seconds += later.seconds
+
+    def record(self, key: str) -> None:
+        """An asset materialised (a run of several shards reports one per shard: counted once)."""
+        if key not in self.succeeded:
+            self.succeeded.append(key)
+
     @property
     def current_group(self) -> str | None:
         return self.step_groups.get(self.current)
@@ -88,7 +110,7 @@ class BuildReport:
             self.step_seconds[event.step_key or ""] = event.step_success_data.duration_ms / 1000
         elif event.event_type == DagsterEventType.ASSET_MATERIALIZATION:
             key = event.asset_key.to_user_string()
-            self.succeeded.append(key)
+            self.record(key)
             self.asset_step[key] = event.step_key or ""
             metadata = event.step_materialization_data.materialization.metadata
             self.asset_metrics[key] = {name: value.value for name, value in metadata.items() if _numeric(value.value)}
@@ -237,11 +259,22 @@ class Processes:
     preload: tuple[str, ...] = ()
 
 
+def materialize(assets: Sequence[Any], shards: Sequence[str] = shard_names(1),
+                instance: dg.DagsterInstance | None = None, **kwargs: Any) -> dg.ExecuteInProcessResult:
+    """``dg.materialize`` (same keywords) in one run over the subject shards ``shards``: the per-shard
+    assets need their shards registered in the instance and the run's partition range."""
+    instance = instance or dg.DagsterInstance.ephemeral()
+    register_shards(instance, shards)
+    return dg.materialize(assets, instance=instance, tags={**kwargs.pop("tags", {}), **shard_tags(shards)}, **kwargs)
+
+
 def run(defs: dg.Definitions, select: dg.AssetSelection | None = None, progress: ProgressFn | None = None,
         log_level: str = "INFO", job: str = JOB, instance: dg.DagsterInstance | None = None,
-        log_file: Path | None = None, scratch: Path | None = None, processes: Processes | None = None) -> BuildReport:
-    """Materialise the job (narrowed by ``select``) in one run; raise BuildFailed on a failed step or
-    blocking check. ``progress`` gets every tracked event as it happens. With ``log_file``, the
+        log_file: Path | None = None, scratch: Path | None = None, processes: Processes | None = None,
+        shards: Sequence[str] = shard_names(1)) -> BuildReport:
+    """Materialise the job (narrowed by ``select``) in one run over the subject shards ``shards`` (a
+    consecutive range: all of a build's, or the ones a rebuild needs); raise BuildFailed on a failed step
+    or blocking check. ``progress`` gets every tracked event as it happens. With ``log_file``, the
     terminal gets only the assets' messages and the file gets the whole log. The run is in this
     process, or with ``processes``, under the multiprocess executor (the same events, read back from
     the instance's event log, which the step processes write).
@@ -269,12 +302,13 @@ def run(defs: dg.Definitions, select: dg.AssetSelection | None = None, progress:
             instance = stack.enter_context(dg.DagsterInstance.ephemeral(tempdir=artifacts) if processes is None
                                            else dg.DagsterInstance.local_temp(artifacts, overrides=LOCAL_INSTANCE))
         try:
+            register_shards(instance, shards)
             if processes is None:
                 succeeded = _run_here(defs.resolve_job_def(job), log_level, log_file, instance, on_event,
-                                      asset_selection)
+                                      asset_selection, shard_tags(shards))
             else:
                 succeeded = _run_in_processes(processes, job, log_level, log_file, instance, on_event,
-                                              asset_selection)
+                                              asset_selection, shard_tags(shards))
         except Exception as exc:  # a framework error before any step: surfaced with its message
             raise BuildFailed(f"{job}: {exc}") from exc
     report.seconds = time.perf_counter() - started
@@ -293,18 +327,19 @@ def _loggers(log_level: str, log_file: Path | None) -> tuple[dict[str, dg.Logger
 
 
 def _run_here(job_def: dg.JobDefinition, log_level: str, log_file: Path | None, instance: dg.DagsterInstance,
-              on_event: Callable[[DagsterEvent], None], asset_selection: list[dg.AssetKey] | None) -> bool:
+              on_event: Callable[[DagsterEvent], None], asset_selection: list[dg.AssetKey] | None,
+              tags: Mapping[str, str]) -> bool:
     """The run in this process; its events reach ``on_event`` through a logger, as they happen."""
     loggers, logger_config = _loggers(log_level, log_file)
     job_def = job_def.with_logger_defs({**loggers, "events": event_logger(on_event)})
     result = job_def.execute_in_process(run_config={"loggers": {**logger_config, "events": {}}}, instance=instance,
-                                        raise_on_error=False, asset_selection=asset_selection)
+                                        raise_on_error=False, asset_selection=asset_selection, tags=dict(tags))
     return result.success
 
 
 def _run_in_processes(processes: Processes, job: str, log_level: str, log_file: Path | None,
                       instance: dg.DagsterInstance, on_event: Callable[[DagsterEvent], None],
-                      asset_selection: list[dg.AssetKey] | None) -> bool:
+                      asset_selection: list[dg.AssetKey] | None, shards: Mapping[str, str]) -> bool:
     """The run under the multiprocess executor. Loggers run in the step processes, so its events reach
     ``on_event`` from the instance's event log, where those processes store them."""
     recon = dg.build_reconstructable_job(__name__, step_job.__name__, reconstructable_kwargs={
@@ -313,7 +348,7 @@ def _run_in_processes(processes: Processes, job: str, log_level: str, log_file: 
     preload = [__name__, processes.definitions.split(":")[0], *processes.preload, *_instance_modules(instance)]
     executor = {"max_concurrent": processes.max_concurrent,
                 "start_method": {"forkserver": {"preload_modules": preload}}}
-    tags = {"clinverse/run": uuid.uuid4().hex}  # finds this run in an instance that may hold others
+    tags = {"clinverse/run": uuid.uuid4().hex, **shards}  # the first finds this run in an instance that may hold others
     with _stored_events(instance, tags, on_event):
         result = dg.execute_job(recon, instance, tags=tags, asset_selection=asset_selection, run_config={
             "loggers": _loggers(log_level, log_file)[1], "execution": {"config": {"multiprocess": executor}}})

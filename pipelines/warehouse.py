@@ -5,6 +5,7 @@ Layout under ``home``::
     tables -> generations/<name>         the published build generation (a symlink)
     tables/<table>/data.parquet          one file per unpartitioned table
     tables/<table>/<partition>.parquet   one file per partition (e.g. synthea_pool)
+    tables/<table>/<name>.<shard>.parquet  a per-case table's file of one subject shard (pipelines.shards)
     generations/<name>/                  build generations: the published one, the one it replaced,
                                          and while a build runs, the one it writes
     generations/<name>.previous          the generation <name> replaced when it was published
@@ -41,7 +42,7 @@ import re
 import shutil
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
@@ -61,11 +62,24 @@ READ_ONLY_STATEMENTS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAI
 
 
 BATCH_SUFFIX = re.compile(r"-\d{5}$")
+SHARD_SUFFIX = re.compile(r"\.(s\d+)$")
+
+
+def shard_of_file(stem: str) -> str | None:
+    """The shard a file stem belongs to (``mimic_notes-00003.s01`` -> ``s01``), None for an unsharded file."""
+    found = SHARD_SUFFIX.search(stem)
+    return found.group(1) if found else None
+
+
+def written_name(stem: str) -> str:
+    """The name a file was written under, its shard left off: ``mimic_notes-00003.s01`` -> ``mimic_notes-00003``."""
+    return SHARD_SUFFIX.sub("", stem)
 
 
 def partition_of(stem: str) -> str:
-    """File stem to partition: ``mimic_notes-00003`` (a batch) -> ``mimic_notes``."""
-    return BATCH_SUFFIX.sub("", stem)
+    """File stem to partition: ``mimic_notes-00003`` (a batch) or ``mimic_notes-00003.s01`` (a batch of a
+    shard) -> ``mimic_notes``."""
+    return BATCH_SUFFIX.sub("", written_name(stem))
 
 
 class WarehouseError(RuntimeError):
@@ -89,28 +103,50 @@ def is_temporary(name: str) -> bool:
 
 class Warehouse:
     """The warehouse at ``home``; with ``generation``, the unpublished build generation of that name
-    (reads and writes go to it; readers of ``home`` see it only once :meth:`publish_build` runs)."""
+    (reads and writes go to it; readers of ``home`` see it only once :meth:`publish_build` runs).
 
-    def __init__(self, home: Path | str, generation: str | None = None):
+    With ``shard`` (:meth:`shard_view`), one subject shard of it: a table written in shards reads as
+    that shard's files only, and every write is that shard's file. Tables not written in shards
+    (staging, dictionaries, cohort-wide tables) read whole. A per-case step run for a shard sees
+    exactly its shard's cases and writes exactly its shard, with no code of its own for it."""
+
+    def __init__(self, home: Path | str, generation: str | None = None, shard: str | None = None):
         self.home = Path(home).resolve()
         self.public_tables = self.home / "tables"
         self.generation = generation
+        self.shard = shard
         self.tables_dir = self.home / GENERATIONS / generation if generation else self.public_tables
         self.db_path = self.home / DB_NAME
         self._lock: IO | None = None  # a build generation's hold on the home's build lock
+
+    def shard_view(self, shard: str) -> Warehouse:
+        """This warehouse (or build generation) as one shard sees it."""
+        return Warehouse(self.home, self.generation, shard)
 
     # -- locations -----------------------------------------------------------------
     def table_dir(self, table: str) -> Path:
         return self.tables_dir / table
 
+    def _sharded(self, table: str) -> bool:
+        """Whether this is a shard view and ``table`` is written in shards."""
+        return self.shard is not None and any(shard_of_file(p.stem) for p in self.table_dir(table).glob("*.parquet"))
+
+    def files(self, table: str) -> list[Path]:
+        """The table's Parquet files as this view reads them (a shard's only, in a shard view of a sharded table)."""
+        files = sorted(self.table_dir(table).glob("*.parquet"))
+        if self._sharded(table):
+            return [p for p in files if shard_of_file(p.stem) == self.shard]
+        return files
+
     def table_glob(self, table: str) -> str:
         """The table's Parquet files, through the generation ``tables`` links to now: a reader's files
         all come from one generation even if a build publishes another while it reads (the one it
-        replaced is kept)."""
-        return str(self.table_dir(table).resolve() / "*.parquet")
+        replaced is kept). In a shard view of a sharded table, the shard's files."""
+        pattern = f"*.{self.shard}.parquet" if self._sharded(table) else "*.parquet"
+        return str(self.table_dir(table).resolve() / pattern)
 
     def exists(self, table: str) -> bool:
-        return any(self.table_dir(table).glob("*.parquet"))
+        return bool(self.files(table))
 
     def tables(self) -> list[str]:
         if not self.tables_dir.exists():
@@ -133,8 +169,9 @@ class Warehouse:
         return self.read(table) if self.exists(table) else schemas.empty(table)
 
     def partition_files(self, table: str, partition: str) -> list[Path]:
-        """A partition's files: ``<partition>.parquet`` or its batches ``<partition>-00000.parquet``..."""
-        return sorted(p for p in self.table_dir(table).glob("*.parquet") if partition_of(p.stem) == partition)
+        """A partition's files: ``<partition>.parquet`` or its batches ``<partition>-00000.parquet``...,
+        each of every shard (of this view's shard, in a shard view of a sharded table)."""
+        return [p for p in self.files(table) if partition_of(p.stem) == partition]
 
     def read_partition(self, table: str, partition: str) -> pl.DataFrame:
         files = self.partition_files(table, partition)
@@ -189,9 +226,27 @@ class Warehouse:
             rows = pq.ParquetFile(tmp).metadata.num_rows
         return rows
 
+    def write_shards(self, table: str, shards: Mapping[str, pl.DataFrame]) -> int:
+        """Each frame of ``shards`` (shard name -> rows, pipelines.shards.split) as that shard's file of
+        the table; every other file of it (an unsharded one, a shard of another shard count) is removed."""
+        rows = sum(self.shard_view(shard).write(table, frame) for shard, frame in shards.items())
+        for path in self.table_dir(table).glob("*.parquet"):
+            if shard_of_file(path.stem) not in shards:
+                path.unlink(missing_ok=True)
+        return rows
+
+    def keep_shards(self, shards: Collection[str]) -> list[Path]:
+        """Remove every table's files of a shard not in ``shards`` (left by a build with another shard
+        count); returns what it removed."""
+        stale = [p for p in self.tables_dir.glob("*/*.parquet") if shard_of_file(p.stem) not in (None, *shards)]
+        for path in stale:
+            path.unlink(missing_ok=True)
+        return stale
+
     @contextmanager
     def _publishing(self, table: str, partition: str | None) -> Iterator[Path]:
-        """A temporary path to write; moved over the target on success, removed on any failure."""
+        """A temporary path to write; moved over the target on success, removed on any failure. A shard's
+        write removes the partition's unsharded files (an earlier build's), so no row is there twice."""
         new_table = not self.exists(table)
         target = self._target(table, partition)
         tmp = self._tmp(target)
@@ -200,6 +255,11 @@ class Warehouse:
             os.replace(tmp, target)
         finally:
             tmp.unlink(missing_ok=True)
+        if self.shard is not None:
+            name = partition_of(partition or "data")
+            for path in self.table_dir(table).glob("*.parquet"):
+                if shard_of_file(path.stem) is None and partition_of(path.stem) == name:
+                    path.unlink(missing_ok=True)
         if self.generation is None and (new_table or not self.db_path.exists()):
             self.refresh_views()  # a build generation's views are made when it is published
 
@@ -214,7 +274,8 @@ class Warehouse:
     def _target(self, table: str, partition: str | None) -> Path:
         folder = self.table_dir(table)
         folder.mkdir(parents=True, exist_ok=True)
-        return folder / f"{partition or 'data'}.parquet"
+        name = partition or "data"
+        return folder / (f"{name}.{self.shard}.parquet" if self.shard is not None else f"{name}.parquet")
 
     @staticmethod
     def _tmp(target: Path) -> Path:

@@ -8,15 +8,22 @@ import polars as pl
 import pytest
 from dagster import DagsterEventType
 
-from assets.factories import producer_asset, producer_assets
+from assets.factories import SHARDS, producer_asset, producer_assets
 from pipelines import runner
-from pipelines.build_plan import build_selection, make_definitions, new_source_data, source_fingerprint
+from pipelines.build_plan import (
+    build_selection,
+    make_definitions,
+    new_source_data,
+    per_shard_keys,
+    source_fingerprint,
+)
 from pipelines.config import SettingError, Settings
 from pipelines.content import producers
 from pipelines.content.partitions import Written
 from pipelines.content.producers import PRODUCERS, Produced, Producer
 from pipelines.definitions import defs
 from pipelines.resources import ClinverseResource, SyntheaResource
+from pipelines.runner import materialize
 from pipelines.sources.registry import SOURCES
 from pipelines.warehouse import Warehouse
 from schemas.staging import ALL, MEDQA_TABLE
@@ -35,19 +42,24 @@ def test_definitions_load_with_every_stage():
     assert defs.resolve_job_def("build") is not None
 
 
-def test_one_build_job_holds_every_stage_and_nothing_in_it_is_partitioned():
+def test_one_build_job_holds_every_stage_and_only_the_per_case_steps_are_partitioned_by_shard():
     graph = defs.resolve_asset_graph()
     build = _keys(defs.resolve_job_def("build").asset_layer.selected_asset_keys)
-    assert {"case_skeleton", "cases", "synthea_pool", "profiles", "rejects", "leakage_removals", "stress_test"} <= build
+    assert {"case_skeleton", "cases", "synthea_pool", "profiles", "rejects", "leakage_removals", "stress_test",
+            "shard_inputs"} <= build
     assert [job.name for job in defs.resolve_all_job_defs() if not job.name.startswith("__")] == ["build", "episodes",
                                                                                                    "evaluate"]
-    assert all(graph.get(dg.AssetKey.from_user_string(key)).partitions_def is None for key in build)
-    assert defs.resolve_job_def("build").partitions_def is None
-    # Episode runs and their scores (one partition per run) and the study (one per protocol) are the only
-    # partitioned assets, each in its own job; the study's report is outside the build too.
+    # Every producer of a candidate table, the note sections and the MedQA views run per subject shard;
+    # staging, the skeleton and every cohort-wide step (importance, catalog, cases, ClinLab) are whole.
+    per_shard = {key for key in build if graph.get(dg.AssetKey.from_user_string(key)).partitions_def == SHARDS}
+    assert per_shard == {*(p.asset for p in PRODUCERS), "note_sections", "medqa_rubric"}
+    assert _keys(per_shard_keys(graph)) == per_shard
+    assert all(graph.get(dg.AssetKey.from_user_string(key)).partitions_def is None for key in build - per_shard)
+    # Episode runs and their scores (one partition per run) and the study (one per protocol) are partitioned
+    # otherwise, each in its own job; the study's report is outside the build too.
     partitioned = {k.to_user_string() for k in graph.get_all_asset_keys() if graph.get(k).partitions_def is not None}
     runs = {"runs", "episodes", "episode_events", "llm_requests", "memory_cards", "episode_scores"}
-    assert partitioned == runs | {"stat_tests"}
+    assert partitioned - per_shard == runs | {"stat_tests"}
     assert _keys(defs.resolve_job_def("episodes").asset_layer.selected_asset_keys) == runs
     assert _keys(defs.resolve_job_def("evaluate").asset_layer.selected_asset_keys) == {"stat_tests"}
     assert "evaluation_report" not in build
@@ -129,11 +141,11 @@ def test_a_new_registry_entry_yields_an_asset_that_writes_its_partition_or_skips
     assert "presentations_sicdb_notes" in producers.assets("presentations", registry)
 
     warehouse = Warehouse(tmp_path)
-    skipped = dg.materialize([producer_asset(new)], resources={"clinverse": ClinverseResource(home=str(tmp_path))})
+    skipped = materialize([producer_asset(new)], resources={"clinverse": ClinverseResource(home=str(tmp_path))})
     metadata = skipped.asset_materializations_for_node("presentations_sicdb_notes")[0].metadata
     assert metadata["skipped"].value == "SICdb and MIMIC-IV-Note not configured" and metadata["rows"].value == 0
     resource = ClinverseResource(home=str(tmp_path), sicdb_dir=str(tmp_path), mimic_note_dir=str(tmp_path))
-    made = dg.materialize([producer_asset(new)], resources={"clinverse": resource})
+    made = materialize([producer_asset(new)], resources={"clinverse": resource})
     metadata = made.asset_materializations_for_node("presentations_sicdb_notes")[0].metadata
     assert (metadata["rows"].value, metadata["made"].value) == (1, 1)
     assert warehouse.read_partition("presentations", "sicdb_notes").height == 1
@@ -176,15 +188,48 @@ def test_every_source_is_a_group_and_a_build_flag():
         assert given == ([f"/data/{source.name}"] if source.layout == "files" else f"/data/{source.name}")
 
 
-def test_the_sensor_requests_the_build_job_when_sources_change(tmp_path):
+def _digests(home: Path, **digest: str) -> None:
+    """Publish a shard_inputs table with these digests (what a run of the inputs leaves)."""
+    Warehouse(home).write("shard_inputs", pl.DataFrame(
+        [{"shard": shard, "digest": d * 16, "cases": 1, "rows": 1} for shard, d in digest.items()]))
+
+
+def test_the_sensor_requests_the_inputs_then_only_the_shards_whose_inputs_changed(tmp_path):
     (tmp_path / "cases.csv").write_text("CaseID\n1\n")
-    resource = ClinverseResource(home=str(tmp_path / "home"), sicdb_dir=str(tmp_path))
+    resource = ClinverseResource(home=str(tmp_path / "home"), sicdb_dir=str(tmp_path), shards=3)
+    made = make_definitions(resource.settings(), {"clinverse": resource, "synthea": SyntheaResource()})
+    instance = dg.DagsterInstance.ephemeral()
     assert new_source_data.job_name == "build"
-    context = dg.build_sensor_context(resources={"clinverse": resource})
-    requests = list(new_source_data(context))
-    assert [r.run_key for r in requests] == [source_fingerprint(resource.settings())]
-    assert list(new_source_data(dg.build_sensor_context(cursor=requests[0].run_key,
-                                                        resources={"clinverse": resource}))) == []
+
+    def tick(cursor: str | None) -> dg.SensorResult:
+        return new_source_data(dg.build_sensor_context(instance=instance, cursor=cursor, definitions=made,
+                                                       resources={"clinverse": resource}))
+
+    first = tick(None)  # the sources are new: stage them, make the skeleton and the digests
+    [inputs] = first.run_requests
+    assert inputs.run_key == f"inputs-{source_fingerprint(resource.settings())}"
+    assert _keys(inputs.asset_selection) == {"sicdb_cases", "sicdb_laboratory", "sicdb_d_references", "case_skeleton",
+                                             "case_provenance", "skeleton_exclusions", "shard_inputs"}
+    [added, removed] = first.dynamic_partitions_requests
+    assert (added.partition_keys, removed.partition_keys) == (["s00", "s01", "s02"], [])
+    instance.add_dynamic_partitions("shards", ["s00", "s01", "s02", "s03"])  # s03: an earlier shard count's
+    assert tick(first.cursor).run_requests == []  # the inputs run has not published digests yet
+
+    _digests(resource.settings().home, s00="a", s01="b", s02="c")
+    every = tick(first.cursor)  # a cursor without digests: every shard is new
+    [run] = every.run_requests
+    assert (run.tags["dagster/asset_partition_range_start"], run.tags["dagster/asset_partition_range_end"]) == ("s00", "s02")
+    selected = _keys(run.asset_selection)
+    assert {"unit_candidates_sicdb_structured", "exam_candidates_sicdb_labs", "information_units", "cases",
+            "clinlab_eval"} <= selected
+    assert not selected & {"sicdb_cases", "case_skeleton", "shard_inputs"}
+    assert every.dynamic_partitions_requests[1].partition_keys == ["s03"]
+
+    _digests(resource.settings().home, s00="a", s01="x", s02="c")  # a drop of shard s01's patients
+    [one] = tick(every.cursor).run_requests
+    assert (one.tags["dagster/asset_partition_range_start"], one.tags["dagster/asset_partition_range_end"]) == ("s01", "s01")
+    assert _keys(one.asset_selection) == selected and one.run_key != run.run_key
+    assert tick(tick(every.cursor).cursor).run_requests == []  # nothing new since
 
 
 def test_the_full_rebuild_schedule_runs_the_build_job_on_the_configured_cron(monkeypatch):
@@ -192,8 +237,13 @@ def test_the_full_rebuild_schedule_runs_the_build_job_on_the_configured_cron(mon
     schedule = make_definitions(Settings.from_values({"home": "/tmp/x"})).resolve_schedule_def("full_rebuild")
     assert schedule.job_name == "build" and schedule.cron_schedule == "30 2 * * 1"
     assert schedule.default_status == dg.DefaultScheduleStatus.STOPPED
-    run = schedule.evaluate_tick(dg.build_schedule_context(scheduled_execution_time=datetime(2026, 12, 7, 2, 30)))
-    assert len(run.run_requests) == 1  # the job as configured: no run config of its own
+    with dg.instance_for_test() as instance:
+        run = schedule.evaluate_tick(dg.build_schedule_context(instance=instance,
+                                                               scheduled_execution_time=datetime(2026, 12, 7, 2, 30)))
+        [request] = run.run_requests  # the job as configured, over every shard (registered for it)
+        assert (request.tags["dagster/asset_partition_range_start"],
+                request.tags["dagster/asset_partition_range_end"]) == ("s00", "s03")
+        assert instance.get_dynamic_partitions("shards") == ["s00", "s01", "s02", "s03"]
     monkeypatch.setenv("CLINVERSE_REBUILD_CRON", "every sunday")
     with pytest.raises(SettingError, match="CLINVERSE_REBUILD_CRON"):
         make_definitions(Settings.from_values({"home": "/tmp/x"}))

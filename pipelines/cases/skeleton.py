@@ -21,8 +21,13 @@ from dataclasses import dataclass
 import polars as pl
 
 import schemas
-from pipelines import icd
-from pipelines.cases.encounters import CaseRules, known_condition, not_diagnostic_reason, screen
+from pipelines import icd, shards
+from pipelines.cases.encounters import (
+    CaseRules,
+    known_condition,
+    not_diagnostic_reason,
+    screen,
+)
 from pipelines.ids import hash_column, unit_fraction
 from pipelines.warehouse import Warehouse
 
@@ -266,3 +271,16 @@ def combine(parts: list[SkeletonParts]) -> SkeletonParts:
             for name in ("skeleton", "provenance", "exclusions", "rejects")
         )
     )
+
+
+# The column of case_provenance each source's patient key is a keyed hash of (as the skeletons above make it).
+PATIENT_COLUMNS = {"mimic_iv": "subject_id", "sicdb": "PatientID", "medqa": "medqa_hash"}
+
+
+def provenance_shards(provenance: pl.DataFrame, id_key: str, count: int) -> dict[str, pl.DataFrame]:
+    """``case_provenance`` per subject shard (pipelines.shards): each row in its patient's shard, the
+    provenance of a candidate the screening rules excluded included."""
+    keyed = provenance.with_columns(pl.coalesce([
+        pl.when(pl.col("source") == source).then(hash_column(pl.col(column), id_key, "p_", "patient", source))
+        for source, column in PATIENT_COLUMNS.items()]).alias(shards.PATIENT_KEY))
+    return {name: frame.drop(shards.PATIENT_KEY) for name, frame in shards.split(keyed, count).items()}

@@ -138,7 +138,7 @@ def clear_sections(warehouse: Warehouse, why: str) -> Written:
 
 
 def _section_batches(warehouse: Warehouse) -> Iterator[pl.DataFrame]:
-    for path in sorted(warehouse.table_dir(SECTIONS).glob("*.parquet")):
+    for path in warehouse.files(SECTIONS):
         yield pl.read_parquet(path)
 
 

@@ -9,7 +9,7 @@ import duckdb
 import polars as pl
 
 import schemas
-from pipelines.warehouse import Warehouse
+from pipelines.warehouse import Warehouse, written_name
 
 class Written(NamedTuple):
     rows: int
@@ -56,5 +56,5 @@ def write_query(warehouse: Warehouse, table: str, con: duckdb.DuckDBPyConnection
 
 def _remove_stale(warehouse: Warehouse, table: str, partition: str, written: set[str]) -> None:
     for path in warehouse.partition_files(table, partition):
-        if path.stem not in written:
+        if written_name(path.stem) not in written:
             path.unlink(missing_ok=True)

@@ -35,7 +35,11 @@ from pipelines.config import Settings
 from pipelines.content import notes
 from pipelines.content.case_keys import mimic_cases, sicdb_cases
 from pipelines.content.partitions import Written, write_empty, write_partition
-from pipelines.content.presentation import clean_complaints, mimic_presentations, sicdb_presentations
+from pipelines.content.presentation import (
+    clean_complaints,
+    mimic_presentations,
+    sicdb_presentations,
+)
 from pipelines.exams import ed as ed_exams
 from pipelines.exams import mimic as mimic_exams
 from pipelines.exams import sicdb as sicdb_exams
@@ -57,6 +61,17 @@ SKELETON = ("case_skeleton", "case_provenance")  # what every producer reads
 class Produced:
     written: Written
     metadata: Mapping[str, object] = field(default_factory=dict)  # what the producer reports beyond rows
+
+
+def merged(parts: list[Produced]) -> Produced:
+    """What a producer reports for several shards: rows and numbers summed, the rest as the first shard says."""
+    metadata: dict[str, object] = {}
+    for part in parts:
+        for name, value in part.metadata.items():
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            metadata[name] = metadata.get(name, 0) + value if number else metadata.get(name, value)
+    rounded = {name: round(value, 3) if isinstance(value, float) else value for name, value in metadata.items()}
+    return Produced(Written(sum(p.written.rows for p in parts), next((p.written.skipped for p in parts), "")), rounded)
 
 
 Produce = Callable[["Producer", Warehouse, Settings], Produced]

@@ -207,4 +207,5 @@ def structured_units(warehouse: Warehouse, cases: pl.DataFrame, home_medications
     reconciled = medication_units(home_medications) if home_medications is not None else pl.DataFrame()
     parts = [demographic_units(cases), coded, prior_admission_units(admissions), reconciled,
              prior_discharge_units(meds), measurement_units(measurements.latest), social_units(cases)]
-    return finish(pl.concat([p for p in parts if p.height], how="diagonal_relaxed"))
+    parts = [p for p in parts if p.height]
+    return finish(pl.concat(parts, how="diagonal_relaxed")) if parts else schemas.empty("unit_candidates")

@@ -11,10 +11,13 @@ import pytest
 from pipelines.build_plan import build_selection
 from pipelines.demo import generate_demo
 from pipelines.resources import ClinverseResource
+from pipelines.runner import materialize
+from pipelines.shards import shard_names
 from pipelines.warehouse import Warehouse
 
 pytestmark = pytest.mark.slow
 ADMISSIONS = 60
+SHARDS = shard_names(4)  # the default: some shards hold no case of a source
 LEFT_OUT = ("profiles", "synthea_pool", "stress_test", "clinlab_eval", "case_exam_targets", "case_rubrics")  # need Synthea (the rest read profiles); their own tests cover them
 
 
@@ -25,8 +28,8 @@ def _build(sources: Path, home: Path) -> dg.ExecuteInProcessResult:
 
     selection = build_selection(resource.settings().configured_sources()) - dg.AssetSelection.assets(*LEFT_OUT)
     assets = [a for a in defs.assets if not {k.to_user_string() for k in a.keys} & set(LEFT_OUT)]
-    return dg.materialize([*assets, *defs.asset_checks], selection=selection,
-                          resources={"clinverse": resource}, raise_on_error=False)
+    return materialize([*assets, *defs.asset_checks], shards=SHARDS, selection=selection,
+                       resources={"clinverse": resource}, raise_on_error=False)
 
 
 @pytest.fixture(scope="module")

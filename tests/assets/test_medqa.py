@@ -21,6 +21,7 @@ from pipelines.config import DEMO_ID_KEY
 from pipelines.demo.medqa import make_question
 from pipelines.demo.writer import make_rng
 from pipelines.resources import ClinverseResource
+from pipelines.runner import materialize
 from pipelines.sources.medqa import stage_medqa
 from pipelines.warehouse import Warehouse
 
@@ -44,7 +45,7 @@ def _stage(tmp: Path) -> tuple[Warehouse, Path]:
 
 def _materialise(home: Path, medqa: Path | None) -> dg.ExecuteInProcessResult:
     resource = ClinverseResource(home=str(home), medqa_path=str(medqa) if medqa else None)
-    return dg.materialize([medqa_content, *CHECKS], resources={"clinverse": resource}, raise_on_error=False)
+    return materialize([medqa_content, *CHECKS], resources={"clinverse": resource}, raise_on_error=False)
 
 
 @pytest.fixture(scope="module")
@@ -65,10 +66,10 @@ def test_views_are_written_and_checks_pass(built):
                                "medqa_presentations_hide_the_stem": True}
     skeleton = warehouse.read("case_skeleton")
     for table in ("unit_candidates", "exam_candidates", "presentations", "leakage_removals"):
-        part = pl.read_parquet(warehouse.table_dir(table) / "medqa.parquet")
+        part = warehouse.read_partition(table, "medqa")
         schemas.validate(table, part)
         assert part["case_id"].is_in(skeleton["case_id"].implode()).all()
-    presentations = pl.read_parquet(warehouse.table_dir("presentations") / "medqa.parquet")
+    presentations = warehouse.read_partition("presentations", "medqa")
     assert presentations.height >= 0.95 * skeleton.height
     rubric = warehouse.read("medqa_rubric")
     assert rubric["case_id"].n_unique() == skeleton.height
@@ -79,8 +80,8 @@ def test_views_are_written_and_checks_pass(built):
 
 def test_demo_vignettes_split_into_history_and_findings(built):
     _, warehouse = built
-    units = pl.read_parquet(warehouse.table_dir("unit_candidates") / "medqa.parquet")
-    exams = pl.read_parquet(warehouse.table_dir("exam_candidates") / "medqa.parquet")
+    units = warehouse.read_partition("unit_candidates", "medqa")
+    exams = warehouse.read_partition("exam_candidates", "medqa")
     cases = warehouse.read("case_skeleton").height
     assert units.filter(~pl.col("disclosed"))["case_id"].n_unique() >= 0.9 * cases
     assert exams.filter(pl.col("kind") == "vital")["case_id"].n_unique() >= 0.9 * cases
@@ -92,4 +93,4 @@ def test_without_medqa_the_partitions_are_emptied(built):
     result = _materialise(warehouse.home, None)
     assert result.success
     for table in ("unit_candidates", "exam_candidates", "presentations"):
-        assert pl.read_parquet(warehouse.table_dir(table) / "medqa.parquet").is_empty()
+        assert warehouse.read_partition(table, "medqa").is_empty()
