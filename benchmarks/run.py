@@ -38,7 +38,9 @@ second of their section split, which extracts FINDINGS; both from the note asset
 full MIMIC-IV (:data:`FULL_MIMIC`) from the largest scale's rates (:func:`projection`).
 ``multiprocess_speedup``: the first scale's in-process build time over a build of the same sources under
 Dagster's multiprocess executor with as many steps at once as this process has CPUs
-(:func:`multiprocess_speedup`).
+(:func:`multiprocess_speedup`). ``incremental_shard_ratio``: `clinverse build --incremental` after a
+drop of one shard's MIMIC-IV admissions into a warehouse built without them, over that shard's share of
+the largest scale's full build (:func:`incremental_shard`; goal at most 1.2).
 """
 
 from __future__ import annotations
@@ -57,8 +59,11 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from pipelines.config import bench_scales, default_workers
+from pipelines.build_plan import INPUTS, per_shard_keys
+from pipelines.config import DEMO_ID_KEY, Settings, bench_scales, default_workers
+from pipelines.definitions import defs
 from pipelines.demo import generate_demo
+from pipelines.demo.withhold import shard_subjects, withhold
 from pipelines.episodes.controller import episode_frames, run_episode
 from pipelines.episodes.settings import EpisodeSettings
 from pipelines.episodes.store import CaseStore
@@ -67,6 +72,7 @@ from pipelines.evaluation.protocols import run_study
 from pipelines.evaluation.runs import references, run_conditions
 from pipelines.evaluation.scores import score_traces, traces
 from pipelines.profiles.bench import augmentation_scaling
+from pipelines.shards import shard_names
 from pipelines.warehouse import Warehouse
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -143,7 +149,8 @@ def _child(what: str, code: str, *args: str) -> dict:
 def _build(home: Path, sources: Path, synthea: Path, *flags: str) -> dict:
     """One `clinverse build` (with ``flags``) in a child process, its home sharing the Synthea pool folder."""
     home.mkdir(parents=True, exist_ok=True)
-    (home / "synthea").symlink_to(synthea, target_is_directory=True)
+    if not (home / "synthea").exists():
+        (home / "synthea").symlink_to(synthea, target_is_directory=True)
     medqa = next((sources / "medqa").glob("*.jsonl"))
     return _child(f"build into {home}", _CHILD, str(home), str(sources), str(medqa), *flags)
 
@@ -233,6 +240,36 @@ def multiprocess_speedup(row: dict, workdir: Path, synthea: Path, cores: int) ->
                    "--executor", "multiprocess", "--max-concurrent", str(cores))
     return {"admissions": admissions, "max_concurrent": cores, "in_process_s": row["curation_s"],
             "multiprocess_s": round(child["seconds"], 3), "speedup": round(row["curation_s"] / child["seconds"], 2)}
+
+
+def incremental_shard(row: dict, workdir: Path, synthea: Path, shards: int) -> dict:
+    """A drop of one shard's admissions into a built warehouse: the scale's sources without the MIMIC-IV
+    patients of shard ``s01`` (pipelines/demo/withhold.py) are built in full, then the full sources are
+    built with ``--incremental``. ``incremental_shard_ratio``: that build's wall time over the shard's
+    share of the scale's full build (``row``: its wall time over ``shards``); its steps split into the
+    inputs (staging, skeleton, digests), the re-run shard's steps and the cohort-wide steps after them."""
+    admissions = row["admissions"]
+    sources, before = workdir / f"sources-{admissions}", workdir / f"sources-{admissions}-before-drop"
+    shard = shard_names(shards)[1]
+    left_out = withhold(sources, before, shard_subjects(sources / "mimic-iv", DEMO_ID_KEY, shards, shard))
+    home = workdir / f"home-{admissions}-incremental"
+    first = _build(home, before, synthea)
+    again = _build(home, sources, synthea, "--incremental")
+    steps = step_breakdown(again)
+    per_shard = {key.to_user_string() for key in per_shard_keys(defs.resolve_asset_graph())}
+    inputs = {key.to_user_string() for key in INPUTS.resolve(defs.resolve_asset_graph())}
+    kind = {step: "inputs" if asset in inputs else "shard" if asset in per_shard else "cohort"
+            for asset, step in again["asset_step"].items()}
+    seconds = {k: round(sum(s["seconds"] for n, s in steps.items() if kind.get(n, "cohort") == k), 3)
+               for k in ("inputs", "shard", "cohort")}
+    share = row["curation_s"] / shards
+    return {"admissions": admissions, "shards": shards, "shard": shard,
+            "new_admissions": left_out["mimic-iv/hosp/admissions.csv.gz"],
+            "full_build_s": row["curation_s"], "shard_share_s": round(share, 3),
+            "before_drop_build_s": round(first["seconds"], 3), "incremental_s": round(again["seconds"], 3),
+            "ratio": round(again["seconds"] / share, 2), "step_s": seconds,
+            "slowest_cohort_steps": {n: s["seconds"] for n, s in steps.items() if kind.get(n, "cohort") == "cohort"
+                                     and s["seconds"] >= 1.0}}
 
 
 def projection(rows: list[dict], assets: dict[str, dict[str, dict]], cores: int) -> dict:
@@ -362,6 +399,8 @@ def main() -> None:
         print(json.dumps({"projected_full_mimic": projected}), flush=True)
         multiprocess = multiprocess_speedup(rows[0], work, synthea, default_workers())
         print(json.dumps({"multiprocess": multiprocess}), flush=True)
+        incremental = incremental_shard(rows[-1], work, synthea, Settings.from_env().shards)
+        print(json.dumps({"incremental": incremental}), flush=True)
         # Profile augmentation once the Synthea pool exists: 1x vs 10x the cases of the first build.
         augmentation = augmentation_scaling(work / f"home-{scales[0]}")
         print(json.dumps({"profile_augmentation": augmentation}), flush=True)
@@ -386,6 +425,8 @@ def main() -> None:
         "projected_full_mimic": projected,
         "multiprocess": multiprocess,
         "multiprocess_speedup": multiprocess["speedup"],
+        "incremental": incremental,
+        "incremental_shard_ratio": incremental["ratio"],
         "profile_augmentation": augmentation,
         "episodes": episodes,
         "episodes_per_s_per_core": episodes["episodes_per_s_per_core"],

@@ -12,7 +12,13 @@ import pytest
 from pipelines.cli import main
 from pipelines.config import DEMO_ID_KEY, Settings
 from pipelines.demo.withhold import shard_subjects, withhold
-from pipelines.incremental import changed_shards, digests, settings_digest, shard_inputs, span
+from pipelines.incremental import (
+    changed_shards,
+    digests,
+    settings_digest,
+    shard_inputs,
+    span,
+)
 from pipelines.warehouse import Warehouse
 from schemas.staging import ALL, MEDQA_TABLE
 
