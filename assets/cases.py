@@ -120,3 +120,13 @@ def shard_inputs(clinverse: ClinverseResource) -> dg.MaterializeResult:
     return dg.MaterializeResult(metadata={
         "rows": rows, **{f"cases_{s}": n for s, n in frame.select("shard", "cases").iter_rows()},
         "digests": dg.MetadataValue.json(incremental.digests(frame))})
+
+
+@dg.asset_check(asset="cases", blocking=True)
+def per_case_rows_are_in_their_shard(clinverse: ClinverseResource) -> dg.AssetCheckResult:
+    """Every row of a table written in shards is in its case's shard file, every case in one shard and
+    no file of another shard count is left: what an incremental rebuild relies on (it re-runs the changed
+    shards and keeps the others' files)."""
+    found = incremental.misplaced_rows(clinverse.warehouse(), shard_names(clinverse.settings().shards))
+    return dg.AssetCheckResult(passed=not found, metadata={
+        "misplaced": sum(found.values()), **{f"misplaced_{t}": n for t, n in found.items()}})

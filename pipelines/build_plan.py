@@ -1,13 +1,15 @@
 """The build as Dagster sees it: one job over the configured sources and everything downstream,
-the sensor that requests it when sources change, the schedule of a periodic full rebuild, and the
-Definitions holding them with the resources.
+the selections of an incremental rebuild (:data:`INPUTS`, then :func:`after_inputs` for the changed
+shards), the sensor that requests them when sources change, the schedule of a periodic full rebuild,
+and the Definitions holding them with the resources.
 
 :func:`make_definitions` is called once per process: by ``pipelines.definitions`` for
 `dagster dev` (settings and resources from the environment), and by `clinverse build` with the
 settings its flags give (and under the multiprocess executor by every step process, from the same
 values: :func:`definitions_from_values`). There is one job, ``build``, holding every stage from
-staging to ``synthea_pool`` and ``profiles`` (nothing is partitioned), so the UI and the CLI run
-the same thing.
+staging to ``synthea_pool`` and ``profiles``, its per-case steps partitioned by subject shard
+(``assets.factories.SHARDS``); a run covers a range of shards (a full build: all of them), so the UI,
+the sensor, the schedule and the CLI run the same thing.
 """
 
 from __future__ import annotations

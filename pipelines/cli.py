@@ -105,8 +105,8 @@ def build(clinverse, synthea, select: str | None = None, show_progress: bool = T
     import dagster as dg
 
     from pipelines import incremental as shard_changes
+    from pipelines import runner
     from pipelines.build_plan import INPUTS, after_inputs, make_definitions
-    from pipelines.shards import shard_names
     from pipelines.warehouse import Warehouse
 
     if incremental and select:
@@ -120,7 +120,7 @@ def build(clinverse, synthea, select: str | None = None, show_progress: bool = T
         resources = {"clinverse": clinverse, "synthea": synthea}
         defs = make_definitions(settings, resources)
         processes = _processes(resources, max_concurrent) if executor == "multiprocess" else None
-        names = shard_names(settings.shards)
+        names = runner.every_shard(defs)
 
         def run(selection, shards):
             return _run_with_progress(defs, selection, shards, show_progress, log_level, settings.home,

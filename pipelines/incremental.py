@@ -29,6 +29,7 @@ import pyarrow.parquet as pq
 
 import schemas
 from pipelines.config import Settings
+from pipelines.shards import shard_column
 from pipelines.warehouse import Warehouse, shard_of_file
 
 TABLE = "shard_inputs"
@@ -121,3 +122,33 @@ def _columns(warehouse: Warehouse, table: str) -> list[str]:
 
 def _digest(parts: Sequence[tuple[str, int, int]], config: str) -> str:
     return hashlib.sha256(json.dumps([config, *parts]).encode()).hexdigest()[:16]
+
+
+def misplaced_rows(warehouse: Warehouse, names: Sequence[str]) -> dict[str, int]:
+    """Per table written in shards, what is not where an incremental rebuild expects it: files of a
+    shard not in ``names`` (another shard count's), ``case_skeleton`` rows whose patient key is of
+    another shard than their file's, cases in two shards, and rows in a shard file that is not their
+    case's shard (as ``case_skeleton`` and ``case_provenance`` place it). A rebuild re-runs a shard's
+    steps and keeps the other shards' files, so a row in the wrong file would outlive its case."""
+    if not all(warehouse.exists(t) for t in ROOTS):
+        return {}
+    found: dict[str, int] = {}
+    skeleton = pl.scan_parquet(warehouse.table_glob(ROOTS[0]), include_file_paths="file").select(
+        "patient_key", pl.col("file").str.extract(r"\.(s\d+)\.parquet$").alias("in_file")).collect()
+    found[ROOTS[0]] = skeleton.filter(
+        skeleton.select(shard_column(len(names)))["shard"] != skeleton["in_file"]).height
+    roots = " UNION ALL ".join(f"SELECT case_id, {SHARD_OF_FILE} AS shard FROM read_parquet("
+                               f"'{warehouse.table_glob(t)}', filename = true)" for t in ROOTS)
+    with duckdb.connect() as con:
+        con.execute(f"CREATE TEMP TABLE case_shards AS SELECT DISTINCT case_id, shard FROM ({roots})")
+        found[ROOTS[1]] = con.sql("SELECT count(*) FROM (SELECT case_id FROM case_shards GROUP BY case_id "
+                                  "HAVING count(*) > 1)").fetchall()[0][0]
+        for table in warehouse.tables():
+            files = [p for p in warehouse.files(table) if shard_of_file(p.stem)]
+            found[table] = found.get(table, 0) + sum(1 for p in files if shard_of_file(p.stem) not in names)
+            if files and "case_id" in _columns(warehouse, table):
+                found[table] += con.sql(
+                    f"SELECT count(*) FROM read_parquet('{warehouse.table_glob(table)}', filename = true) t "
+                    f"LEFT JOIN case_shards c ON t.case_id = c.case_id AND {SHARD_OF_FILE} = c.shard "
+                    f"WHERE c.case_id IS NULL AND t.case_id IS NOT NULL AND {SHARD_OF_FILE} <> ''").fetchall()[0][0]
+    return {table: n for table, n in found.items() if n}

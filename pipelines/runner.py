@@ -268,13 +268,20 @@ def materialize(assets: Sequence[Any], shards: Sequence[str] = shard_names(1),
     return dg.materialize(assets, instance=instance, tags={**kwargs.pop("tags", {}), **shard_tags(shards)}, **kwargs)
 
 
+def every_shard(defs: dg.Definitions) -> tuple[str, ...]:
+    """Every shard of the settings of the definitions' ``clinverse`` resource (one shard for
+    definitions without it, which hold no per-shard asset)."""
+    clinverse = (defs.resources or {}).get("clinverse")
+    return shard_names(clinverse.settings().shards if clinverse is not None else 1)
+
+
 def run(defs: dg.Definitions, select: dg.AssetSelection | None = None, progress: ProgressFn | None = None,
         log_level: str = "INFO", job: str = JOB, instance: dg.DagsterInstance | None = None,
         log_file: Path | None = None, scratch: Path | None = None, processes: Processes | None = None,
-        shards: Sequence[str] = shard_names(1)) -> BuildReport:
+        shards: Sequence[str] | None = None) -> BuildReport:
     """Materialise the job (narrowed by ``select``) in one run over the subject shards ``shards`` (a
-    consecutive range: all of a build's, or the ones a rebuild needs); raise BuildFailed on a failed step
-    or blocking check. ``progress`` gets every tracked event as it happens. With ``log_file``, the
+    consecutive range: by default every shard of the build's settings, :func:`every_shard`; a rebuild
+    passes the ones it needs); raise BuildFailed on a failed step or blocking check. ``progress`` gets every tracked event as it happens. With ``log_file``, the
     terminal gets only the assets' messages and the file gets the whole log. The run is in this
     process, or with ``processes``, under the multiprocess executor (the same events, read back from
     the instance's event log, which the step processes write).
@@ -301,6 +308,7 @@ def run(defs: dg.Definitions, select: dg.AssetSelection | None = None, progress:
             stack.callback(shutil.rmtree, artifacts, ignore_errors=True)
             instance = stack.enter_context(dg.DagsterInstance.ephemeral(tempdir=artifacts) if processes is None
                                            else dg.DagsterInstance.local_temp(artifacts, overrides=LOCAL_INSTANCE))
+        shards = shards or every_shard(defs)
         try:
             register_shards(instance, shards)
             if processes is None:

@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 from dagster import DagsterEventType
 
-from assets.factories import SHARDS, producer_asset, producer_assets
+from assets.factories import PER_SHARD, SHARDS, producer_asset, producer_assets
 from pipelines import runner
 from pipelines.build_plan import (
     build_selection,
@@ -299,6 +299,31 @@ def test_progress_sees_step_events_in_order_as_they_happen():
 def test_a_selection_runs_only_its_assets():
     report = runner.run(_tiny(upstream, downstream, checks=[upstream_is_fine]), dg.AssetSelection.assets("downstream"))
     assert report.succeeded == ["downstream"] and report.checks == {}
+
+
+@dg.asset(group_name="first", **PER_SHARD)
+def per_shard(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
+    return dg.MaterializeResult(metadata={"rows": len(context.partition_keys)})
+
+
+def test_a_run_over_several_shards_counts_a_per_shard_asset_once_and_runs_every_shard_by_default(tmp_path):
+    made = dg.Definitions(assets=[per_shard, downstream], jobs=[dg.define_asset_job("build")],
+                          resources={"clinverse": ClinverseResource(home=str(tmp_path), shards=3)})
+    assert runner.every_shard(made) == ("s00", "s01", "s02")
+    assert runner.every_shard(_tiny(upstream)) == ("s00",)
+    report = runner.run(made, dg.AssetSelection.assets("per_shard"))
+    assert report.succeeded == ["per_shard"] and report.done("first") == 1  # three materialisations, one asset
+    assert report.asset_metrics["per_shard"]["rows"] == 3
+    later = runner.run(made, dg.AssetSelection.assets("downstream"), shards=("s01",))
+    report.absorb(later)
+    assert report.succeeded == ["per_shard", "downstream"]
+    assert report.groups == {"first": ["per_shard"], "second": ["downstream"]}
+
+
+def test_a_producer_s_shards_report_their_rows_and_numbers_summed():
+    parts = [Produced(Written(2, "why"), {"cases": 1, "cpu_s": 0.25, "kind": "a"}),
+             Produced(Written(3), {"cases": 2, "cpu_s": 0.5, "kind": "b"})]
+    assert producers.merged(parts) == Produced(Written(5, "why"), {"cases": 3, "cpu_s": 0.75, "kind": "a"})
 
 
 def test_a_failed_step_fails_the_build_with_its_root_cause():

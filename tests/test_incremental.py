@@ -15,6 +15,7 @@ from pipelines.demo.withhold import shard_subjects, withhold
 from pipelines.incremental import (
     changed_shards,
     digests,
+    misplaced_rows,
     settings_digest,
     shard_inputs,
     span,
@@ -116,3 +117,17 @@ def test_a_drop_of_one_shard_s_admissions_re_runs_that_shard_and_gives_the_full_
     assert warehouse.tables() == full.tables()
     assert [t for t in full.tables() if warehouse.content_hash(t) != full.content_hash(t)] == []
     assert "shards with new inputs: none of 4" in build(sources, "--incremental")
+
+
+def test_the_shard_check_finds_a_row_in_another_shard_s_file_and_a_file_of_another_shard_count(copied):
+    names = ("s00", "s01", "s02", "s03")
+    assert misplaced_rows(copied, names) == {}
+    units = copied.shard_view("s00").read_partition("unit_candidates", "mimic_structured")
+    copied.shard_view("s01").write("unit_candidates", units.head(3), partition="mimic_structured-extra")
+    assert misplaced_rows(copied, names) == {"unit_candidates": 3}
+    copied.shard_view("s09").write("unit_candidates", units.clear(), partition="mimic_structured")  # another count's
+    assert misplaced_rows(copied, names) == {"unit_candidates": 3 + 1}
+    skeleton = copied.shard_view("s02").read("case_skeleton")
+    copied.shard_view("s02").write("case_skeleton", skeleton.with_columns(pl.lit("p_0000000000000000").alias(
+        "patient_key")))  # every patient key now says s00
+    assert misplaced_rows(copied, names)["case_skeleton"] == skeleton.height
