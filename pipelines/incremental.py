@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 import schemas
 from pipelines.config import Settings
 from pipelines.shards import shard_column
-from pipelines.warehouse import Warehouse, shard_of_file
+from pipelines.warehouse import SHARD_SUFFIX, Warehouse, shard_of_file
 
 TABLE = "shard_inputs"
 ROOTS = ("case_skeleton", "case_provenance")  # the per-case tables' roots, written in shards
@@ -38,7 +38,8 @@ ROOTS = ("case_skeleton", "case_provenance")  # the per-case tables' roots, writ
 KEY_COLUMNS = ("subject_id", "PatientID", "CaseID", "medqa_hash")
 # Settings that change no per-case output: where things are and how many processes do the work.
 UNREAD_SETTINGS = ("home", "locations", "workers")
-SHARD_OF_FILE = r"regexp_extract(filename, '\.(s\d+)\.parquet$', 1)"
+# SQL of pipelines.warehouse.shard_of_file over DuckDB's ``filename`` column
+SHARD_OF_FILE = f"regexp_extract(filename, '{SHARD_SUFFIX.pattern.removesuffix('$')}\\.parquet$', 1)"
 
 
 def settings_digest(settings: Settings) -> str:
@@ -134,7 +135,8 @@ def misplaced_rows(warehouse: Warehouse, names: Sequence[str]) -> dict[str, int]
         return {}
     found: dict[str, int] = {}
     skeleton = pl.scan_parquet(warehouse.table_glob(ROOTS[0]), include_file_paths="file").select(
-        "patient_key", pl.col("file").str.extract(r"\.(s\d+)\.parquet$").alias("in_file")).collect()
+        "patient_key", pl.col("file").str.strip_suffix(".parquet").str.extract(SHARD_SUFFIX.pattern).alias("in_file")
+    ).collect()
     found[ROOTS[0]] = skeleton.filter(
         skeleton.select(shard_column(len(names)))["shard"] != skeleton["in_file"]).height
     roots = " UNION ALL ".join(f"SELECT case_id, {SHARD_OF_FILE} AS shard FROM read_parquet("

@@ -61,8 +61,12 @@ DB_NAME = "clinverse.duckdb"
 READ_ONLY_STATEMENTS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
 
 
-BATCH_SUFFIX = re.compile(r"-\d{5}$")
-SHARD_SUFFIX = re.compile(r"\.(s\d+)$")
+SHARD_SUFFIX = re.compile(r"\.(s\d{2,})$")  # pipelines.shards names: s00, s01, ... (two digits at least)
+
+
+# A file path's partition (group 1) as a regular expression, for polars and DuckDB reading every file of
+# a table at once: what partition_of says of the file's stem (batch and shard left off).
+PARTITION_OF_PATH = r"([^/]+?)(?:-\d{5})?(?:\.s\d{2,})?\.parquet$"
 
 
 def shard_of_file(stem: str) -> str | None:
@@ -79,7 +83,7 @@ def written_name(stem: str) -> str:
 def partition_of(stem: str) -> str:
     """File stem to partition: ``mimic_notes-00003`` (a batch) or ``mimic_notes-00003.s01`` (a batch of a
     shard) -> ``mimic_notes``."""
-    return BATCH_SUFFIX.sub("", written_name(stem))
+    return re.search(PARTITION_OF_PATH, f"{stem}.parquet").group(1)
 
 
 class WarehouseError(RuntimeError):

@@ -3,21 +3,22 @@
 Only notes of a candidate case's admission are read: discharge and radiology notes whose
 ``hadm_id`` is a case's ``hadm_id`` (a DuckDB join over the staged Parquet, so the 330k discharge
 and 2.3M radiology notes of a full release are never loaded whole). Notes are streamed in batches
-of :data:`NOTES_PER_BATCH` through ``pipelines.notes.section_notes`` (medspaCy ``nlp.pipe``), and
+(:func:`notes_per_batch`) through ``pipelines.notes.section_notes`` (medspaCy ``nlp.pipe``), and
 each batch is written as its own file (``note_sections/notes-00000.parquet``, ...). Units and
 findings are then derived batch by batch from those files. ``note_sections`` holds note text
 and is internal, like ``case_provenance``: it must not be exported.
 
 The per-batch NLP runs in ``workers`` processes (``Settings.workers``, env ``CLINVERSE_WORKERS``):
 the build's pool (:func:`pipelines.workers.ordered_map`), whose workers each build the medspaCy
-pipeline once, fed a bounded window of batches and read back in batch order, so the files, their
-order and their rows are the same whatever the worker count. One worker, or a single batch, runs in
+pipeline once, fed a bounded window of batches and read back in batch order, so the rows and their
+order are the same whatever the worker count (and the files too, for batches of the same size). One worker, or a single batch, runs in
 this process.
 Each task gets only its batch and the links (and radiology detail) of the batch's notes.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterator
 
@@ -25,13 +26,19 @@ import duckdb
 import polars as pl
 
 from pipelines import icd
-from pipelines.content.partitions import Written, write_batches, write_empty, write_partition
+from pipelines.content.partitions import (
+    Written,
+    write_batches,
+    write_empty,
+    write_partition,
+)
 from pipelines.notes.tables import REMOVAL_COLUMNS, SECTIONS_SCHEMA, NoteWork
 from pipelines.warehouse import Warehouse
 from pipelines.workers import ordered_map
 from sql import load
 
 NOTES_PER_BATCH = 2000
+MIN_NOTES_PER_BATCH = 200  # below it a batch's fixed cost (a task, a file) outweighs its notes
 SECTIONS = "note_sections"
 REMOVALS = "leakage_removals"
 
@@ -106,11 +113,20 @@ def _notes_union(warehouse: Warehouse) -> str:
     )
 
 
-def _note_batches(warehouse: Warehouse, links: pl.DataFrame) -> Iterator[pl.DataFrame]:
+def notes_per_batch(notes: int, workers: int) -> int:
+    """Notes per batch: :data:`NOTES_PER_BATCH`, or with several workers few enough that each gets
+    two batches (one shard's notes, a few thousand, still keep every worker busy), at least
+    :data:`MIN_NOTES_PER_BATCH`. Batches are files; the rows do not depend on it."""
+    if workers <= 1:
+        return NOTES_PER_BATCH
+    return min(NOTES_PER_BATCH, max(MIN_NOTES_PER_BATCH, math.ceil(notes / (2 * workers))))
+
+
+def _note_batches(warehouse: Warehouse, links: pl.DataFrame, workers: int) -> Iterator[pl.DataFrame]:
     query = load("content_case_notes").format(notes=_notes_union(warehouse))
     with duckdb.connect() as con:
         con.register("note_ids", links.select("note_id"))
-        for batch in con.sql(query).to_arrow_reader(NOTES_PER_BATCH):
+        for batch in con.sql(query).to_arrow_reader(notes_per_batch(links.height, workers)):
             frame = pl.from_arrow(batch)
             if frame.height:
                 yield frame
@@ -122,7 +138,7 @@ def write_sections(warehouse: Warehouse, links: pl.DataFrame, workers: int = 1) 
     work = NoteWork()
 
     def sectioned() -> Iterator[pl.DataFrame]:
-        batches = ((batch,) for batch in _note_batches(warehouse, links))
+        batches = ((batch,) for batch in _note_batches(warehouse, links, workers))
         for frame, done in ordered_map(_sections_task, batches, workers, _init_worker):
             work.add(done)
             yield frame

@@ -20,7 +20,7 @@ import schemas
 from pipelines.content import producers
 from pipelines.content.leakage_guard import CaseTerms, scrub_pairs
 from pipelines.exams.catalog import alias_table, canonical_names, catalog
-from pipelines.warehouse import Warehouse
+from pipelines.warehouse import PARTITION_OF_PATH, Warehouse
 from sql import load
 
 # Producer order breaks ties between equally early results (pipelines/content/producers.py:
@@ -46,7 +46,7 @@ def publish(warehouse: Warehouse, terms: CaseTerms) -> Published:
                                                        "rank": range(len(PARTITION_ORDER))}))
         con.register("dx", terms.cases)
         con.execute("CREATE TEMP TABLE first AS " + load("exams_first_per_name").format(
-            candidates=candidates, skeleton=warehouse.table_glob("case_skeleton")))
+            candidates=candidates, skeleton=warehouse.table_glob("case_skeleton"), partition_of_path=PARTITION_OF_PATH))
         names = con.sql("SELECT DISTINCT dx_key, canonical AS exam_name FROM first JOIN dx USING (case_id)").pl()
         # Only text with a word in it can name a diagnosis.
         texts = con.sql("SELECT DISTINCT dx_key, value_text FROM first JOIN dx USING (case_id) "

@@ -29,7 +29,7 @@ from pipelines.content.leakage_guard import CaseTerms, scrub_column
 from pipelines.notes.tables import REMOVAL_COLUMNS
 from pipelines.units.candidates import CATEGORY_ORDER
 from pipelines.units.importance import ImportanceRule, label
-from pipelines.warehouse import Warehouse
+from pipelines.warehouse import PARTITION_OF_PATH, Warehouse
 
 PRODUCER_ORDER = producers.order("unit_candidates")
 NOTE_PRECEDENCE = ("pmh", "psh", "medication", "allergy", "social", "family")
@@ -51,7 +51,7 @@ class PublishedUnits:
 
 def read_candidates(warehouse: Warehouse, skeleton: pl.DataFrame) -> pl.DataFrame:
     scanned = pl.scan_parquet(warehouse.table_glob("unit_candidates"), include_file_paths="_file")
-    producer = pl.col("_file").str.extract(r"([^/]+?)(?:-\d{5})?\.parquet$", 1)
+    producer = pl.col("_file").str.extract(PARTITION_OF_PATH, 1)
     return (
         scanned.with_columns(producer.alias("producer")).drop("_file")
         .join(skeleton.lazy().select("case_id"), on="case_id", how="semi")

@@ -68,3 +68,10 @@ def test_note_path_is_identical_with_one_and_two_workers(staged: Path, tmp_path:
     assert pl.read_parquet(one.table_dir("leakage_removals")).height > 0
     for table in OUTPUTS:
         assert _files(one, table) == _files(two, table), table
+
+
+def test_a_shard_s_few_notes_still_make_a_batch_for_every_worker():
+    assert notes.notes_per_batch(100_000, 1) == notes.notes_per_batch(100_000, 2) == notes.NOTES_PER_BATCH
+    assert notes.notes_per_batch(1_058, 1) == notes.NOTES_PER_BATCH  # one worker: one batch does it
+    assert notes.notes_per_batch(1_058, 2) == 265  # four batches for two workers
+    assert notes.notes_per_batch(100, 4) == notes.MIN_NOTES_PER_BATCH

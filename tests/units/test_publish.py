@@ -1,7 +1,8 @@
 import polars as pl
 
 from pipelines.content.leakage_guard import case_terms
-from pipelines.units.publish import guard, note_precedence, told_once
+from pipelines.units.publish import guard, note_precedence, read_candidates, told_once
+from pipelines.warehouse import Warehouse
 
 SKELETON = pl.DataFrame({
     "case_id": ["c_dis"], "source": ["mimic_iv"], "diagnosis_name": ["Disorientation, unspecified"],
@@ -44,3 +45,21 @@ def test_a_fact_is_told_once_whatever_its_case_or_punctuation():
     })
     # the note's wording goes first (producer order), a denial or another category is another fact
     assert sorted(told_once(units)["unit_id"]) == ["u_1", "u_2", "u_3", "u_4", "u_5"]
+
+
+def _unit(case_id: str, unit_id: str) -> dict:
+    return {"case_id": case_id, "unit_id": unit_id, "ordinal": 0, "category": "pmh", "text": "I have asthma",
+            "negated": False, "disclosed": False, "source_ref": "dx:J45", "concept": None}
+
+
+def test_a_unit_s_producer_is_its_partition_whatever_its_batch_and_shard_file(tmp_path):
+    """The producer decides note precedence and the tie-break order: a shard's or a batch's file
+    of a partition (mimic_notes-00000.s01.parquet) is still that partition's."""
+    warehouse = Warehouse(tmp_path)
+    case, unit = "c_{:016x}".format, "u_{:016x}".format
+    warehouse.shard_view("s01").write("unit_candidates", pl.DataFrame([_unit(case(1), unit(1))]), "mimic_notes-00000")
+    warehouse.shard_view("s02").write("unit_candidates", pl.DataFrame([_unit(case(2), unit(2))]), "mimic_structured")
+    warehouse.write("unit_candidates", pl.DataFrame([_unit(case(3), unit(3))]), "medqa")
+    found = read_candidates(warehouse, pl.DataFrame({"case_id": [case(1), case(2), case(3)]}))
+    assert dict(found.select("unit_id", "producer").iter_rows()) == {
+        unit(1): "mimic_notes", unit(2): "mimic_structured", unit(3): "medqa"}
