@@ -23,9 +23,14 @@ def pytest_configure(config: pytest.Config) -> None:
     """`make test` spreads the tests over every core (pytest-xdist): a build under test that spread
     its own work over a process pool as well (note NLP, ClinLab's fits) would only oversubscribe
     them, so under xdist builds run their work in-process unless CLINVERSE_WORKERS says otherwise.
-    The pools have tests of their own that ask for two workers (test_note_workers, test_clinlab)."""
+    The pools have tests of their own that ask for two workers (test_note_workers, test_clinlab).
+
+    Builds under test use two subject shards unless CLINVERSE_SHARDS says otherwise: every per-shard
+    step still runs over several shards, at half the per-shard fixed cost of the default four, which
+    test_content and the sensor and schedule tests use."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         os.environ.setdefault("CLINVERSE_WORKERS", "1")
+    os.environ.setdefault("CLINVERSE_SHARDS", "2")
 
 
 @pytest.fixture(scope="session")
@@ -71,7 +76,9 @@ def _built_once(tmp_path_factory: pytest.TempPathFactory, name: str, *flags: str
     Built once per session even when `make test` spreads the tests over processes (pytest-xdist):
     the first worker to need it builds it under the temporary root the workers share, holding a
     lock; the others wait and read the same build (its tests never write to it)."""
-    from pipelines.cli import main  # the whole build graph: only the tests that use it pay for it
+    from pipelines.cli import (
+        main,  # the whole build graph: only the tests that use it pay for it
+    )
 
     root = tmp_path_factory.getbasetemp()
     root = root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root

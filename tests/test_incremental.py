@@ -20,11 +20,17 @@ from pipelines.incremental import (
     shard_inputs,
     span,
 )
+from pipelines.shards import shard_names
 from pipelines.warehouse import Warehouse
 from schemas.staging import ALL, MEDQA_TABLE
 
 STAGED = [spec.table for spec in ALL] + [MEDQA_TABLE]
 SHARD = "s01"
+
+
+def _count() -> int:
+    """The shard count of the session's demo build (tests/conftest.py: two, unless set)."""
+    return Settings.from_env().shards
 
 
 def test_changed_shards_are_the_new_and_the_different_and_a_run_holds_their_span():
@@ -52,12 +58,12 @@ def copied(demo_home, tmp_path) -> Warehouse:
 
 
 def _digests(warehouse: Warehouse) -> dict[str, str]:
-    return digests(shard_inputs(warehouse, STAGED, Settings(home=warehouse.home)))
+    return digests(shard_inputs(warehouse, STAGED, Settings(home=warehouse.home, shards=_count())))
 
 
 def test_a_changed_lab_value_changes_its_patient_s_shard_only_and_a_dictionary_every_shard(copied):
     before = _digests(copied)
-    assert list(before) == ["s00", "s01", "s02", "s03"]
+    assert list(before) == list(shard_names(_count()))
     assert before == digests(Warehouse(copied.home).read("shard_inputs"))  # what the build wrote
     labs = copied.read("mimic_labevents")
     subject = labs["subject_id"][0]
@@ -76,7 +82,7 @@ def test_a_changed_lab_value_changes_its_patient_s_shard_only_and_a_dictionary_e
 
 def test_withholding_a_shard_s_patients_leaves_the_other_rows_as_they_were(demo_home, tmp_path):
     sources = demo_home / "demo-sources"
-    subjects = shard_subjects(sources / "mimic-iv", DEMO_ID_KEY, 4, SHARD)
+    subjects = shard_subjects(sources / "mimic-iv", DEMO_ID_KEY, _count(), SHARD)
     left_out = withhold(sources, tmp_path / "before", subjects)
     assert subjects and left_out["mimic-iv/hosp/patients.csv.gz"] == len(subjects)
     assert left_out["mimic-iv/hosp/d_labitems.csv.gz"] == 0 and left_out["sicdb/cases.csv.gz"] == 0
@@ -92,7 +98,7 @@ def test_a_drop_of_one_shard_s_admissions_re_runs_that_shard_and_gives_the_full_
     """The session's demo build is the full build of the sources; a warehouse built before one shard's
     patients arrived, then rebuilt with --incremental once they have, must equal it."""
     sources = demo_home / "demo-sources"
-    withhold(sources, tmp_path / "before", shard_subjects(sources / "mimic-iv", DEMO_ID_KEY, 4, SHARD))
+    withhold(sources, tmp_path / "before", shard_subjects(sources / "mimic-iv", DEMO_ID_KEY, _count(), SHARD))
     monkeypatch.setenv("CLINVERSE_SYNTHEA_POOL_SIZE", "1")  # as the session's build
     monkeypatch.setenv("CLINVERSE_LOG_LEVEL", "WARNING")
     home = tmp_path / "home"
@@ -108,7 +114,7 @@ def test_a_drop_of_one_shard_s_admissions_re_runs_that_shard_and_gives_the_full_
     warehouse = Warehouse(home)
     untouched = {p.name: p.stat().st_ino for p in warehouse.table_dir("note_sections").iterdir()}
     said = build(sources, "--incremental")
-    assert f"shards with new inputs: {SHARD} of 4; re-running {SHARD}..{SHARD}" in said
+    assert f"shards with new inputs: {SHARD} of {_count()}; re-running {SHARD}..{SHARD}" in said
     after = {p.name: p.stat().st_ino for p in warehouse.table_dir("note_sections").iterdir()}
     # the other shards' note NLP was not re-run: their files are the ones the first build wrote
     assert {n: i for n, i in after.items() if SHARD not in n} == {n: i for n, i in untouched.items() if SHARD not in n}
@@ -116,18 +122,18 @@ def test_a_drop_of_one_shard_s_admissions_re_runs_that_shard_and_gives_the_full_
     full = Warehouse(demo_home)
     assert warehouse.tables() == full.tables()
     assert [t for t in full.tables() if warehouse.content_hash(t) != full.content_hash(t)] == []
-    assert "shards with new inputs: none of 4" in build(sources, "--incremental")
+    assert f"shards with new inputs: none of {_count()}" in build(sources, "--incremental")
 
 
 def test_the_shard_check_finds_a_row_in_another_shard_s_file_and_a_file_of_another_shard_count(copied):
-    names = ("s00", "s01", "s02", "s03")
+    names = shard_names(_count())
     assert misplaced_rows(copied, names) == {}
     units = copied.shard_view("s00").read_partition("unit_candidates", "mimic_structured")
     copied.shard_view("s01").write("unit_candidates", units.head(3), partition="mimic_structured-extra")
     assert misplaced_rows(copied, names) == {"unit_candidates": 3}
     copied.shard_view("s09").write("unit_candidates", units.clear(), partition="mimic_structured")  # another count's
     assert misplaced_rows(copied, names) == {"unit_candidates": 3 + 1}
-    skeleton = copied.shard_view("s02").read("case_skeleton")
-    copied.shard_view("s02").write("case_skeleton", skeleton.with_columns(pl.lit("p_0000000000000000").alias(
+    skeleton = copied.shard_view("s01").read("case_skeleton")
+    copied.shard_view("s01").write("case_skeleton", skeleton.with_columns(pl.lit("p_0000000000000000").alias(
         "patient_key")))  # every patient key now says s00
     assert misplaced_rows(copied, names)["case_skeleton"] == skeleton.height
