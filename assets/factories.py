@@ -22,6 +22,7 @@ from pipelines.content.leakage_guard import hits_per_source
 from pipelines.content.producers import Produced, Producer, merged
 from pipelines.resources import ClinverseResource
 from pipelines.warehouse import Warehouse, partition_of
+from pipelines.workers import kept_pools
 
 # The subject shards (pipelines.shards) every per-case asset is partitioned by. Dynamic, because the
 # shard count is a build setting: `clinverse build` (pipelines.runner), the sensor and the schedule
@@ -48,9 +49,11 @@ def register_shards(instance: dg.DagsterInstance, shards: Sequence[str]) -> None
 
 
 def shard_views(context: dg.AssetExecutionContext, warehouse: Warehouse) -> Iterator[Warehouse]:
-    """The warehouse as each shard of this run sees it (pipelines.warehouse.Warehouse.shard_view)."""
-    for shard in context.partition_keys:
-        yield warehouse.shard_view(shard)
+    """The warehouse as each shard of this run sees it (pipelines.warehouse.Warehouse.shard_view); the
+    step's worker pool (the note NLP's) is started once for all of them and shut down after the last."""
+    with kept_pools():
+        for shard in context.partition_keys:
+            yield warehouse.shard_view(shard)
 
 
 def produced_result(per_shard: Mapping[str, Produced], started: float) -> dg.MaterializeResult:

@@ -38,7 +38,6 @@ from assets.factories import register_shards, shard_tags
 from pipelines.build_plan import JOB
 from pipelines.shards import shard_names
 from pipelines.warehouse import TEMP_SUFFIX
-from pipelines.workers import close_pools
 
 TRACKED = (DagsterEventType.STEP_START, DagsterEventType.ASSET_MATERIALIZATION,
            DagsterEventType.ASSET_CHECK_EVALUATION, DagsterEventType.STEP_FAILURE)
@@ -304,7 +303,6 @@ def run(defs: dg.Definitions, select: dg.AssetSelection | None = None, progress:
     asset_selection = selected if select is not None else None
     started = time.perf_counter()
     with ExitStack() as stack:
-        stack.callback(close_pools)  # the note NLP's and ClinLab's workers, kept between their steps' calls
         if instance is None:
             artifacts = tempfile.mkdtemp(prefix=".dagster-", suffix=TEMP_SUFFIX, dir=scratch)
             stack.callback(shutil.rmtree, artifacts, ignore_errors=True)

@@ -5,12 +5,12 @@ units and findings in it; ClinLab fits its labs' models in it."""
 
 from __future__ import annotations
 
-import atexit
 import multiprocessing
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from itertools import chain, islice
 
 IN_FLIGHT_PER_WORKER = 2  # tasks submitted ahead per worker: keeps workers busy, bounds memory
@@ -24,9 +24,8 @@ def ordered_map[T](fn: Callable[..., T], tasks: Iterable[tuple], workers: int,
     runs a progress thread, so ``fork`` is unsafe), each worker running ``initializer`` once, with
     at most ``IN_FLIGHT_PER_WORKER * workers`` tasks submitted and not yet yielded: tasks are read
     lazily, never all at once. Otherwise they run here, in order. ``fn`` and ``initializer`` must be
-    module-level functions and tasks and results picklable. The pool is kept for the next call with
-    the same workers and initializer (a build's steps call it once per shard: its workers start once,
-    not once per shard) until :func:`close_pools`.
+    module-level functions and tasks and results picklable. The pool is shut down when the call ends,
+    or inside :func:`kept_pools`, when that block does.
     """
     tasks = iter(tasks)
     head = list(islice(tasks, 2))
@@ -34,7 +33,8 @@ def ordered_map[T](fn: Callable[..., T], tasks: Iterable[tuple], workers: int,
         for task in chain(head, tasks):
             yield fn(*task)
         return
-    pool = _pool(workers, initializer)
+    kept = _KEPT is not None
+    pool = _pool(workers, initializer) if kept else _new_pool(workers, initializer)
     pending: deque[Future[T]] = deque()
     try:
         for task in chain(head, tasks):
@@ -44,28 +44,45 @@ def ordered_map[T](fn: Callable[..., T], tasks: Iterable[tuple], workers: int,
         while pending:
             yield pending.popleft().result()
     except BrokenProcessPool:
-        _POOLS.pop((workers, initializer), None)  # a worker died: the next call starts a new pool
+        if kept:
+            _KEPT.pop((workers, initializer), None)  # a worker died: the next call starts a new pool
         raise
     finally:
         for future in pending:
             future.cancel()
+        if not kept:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
-_POOLS: dict[tuple[int, Callable[[], None] | None], ProcessPoolExecutor] = {}
+# Inside kept_pools(): the pools ordered_map keeps between its calls, by workers and initializer.
+_KEPT: dict[tuple[int, Callable[[], None] | None], ProcessPoolExecutor] | None = None
+
+
+@contextmanager
+def kept_pools() -> Iterator[None]:
+    """Within the block, :func:`ordered_map` keeps each pool for its next call with the same workers and
+    initializer (a step going through its shards starts its workers once, not once per shard); at the
+    end of the block they are shut down, so none outlives the step that started it."""
+    global _KEPT
+    if _KEPT is not None:  # an outer block keeps them already
+        yield
+        return
+    _KEPT = {}
+    try:
+        yield
+    finally:
+        pools, _KEPT = _KEPT, None
+        for pool in pools.values():
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _new_pool(workers: int, initializer: Callable[[], None] | None) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=initializer)
 
 
 def _pool(workers: int, initializer: Callable[[], None] | None) -> ProcessPoolExecutor:
     key = (workers, initializer)
-    if key not in _POOLS:
-        _POOLS[key] = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                                          initializer=initializer)
-    return _POOLS[key]
-
-
-def close_pools() -> None:
-    """Shut down the pools :func:`ordered_map` kept (a build ends; the process exits)."""
-    while _POOLS:
-        _POOLS.popitem()[1].shutdown(wait=True, cancel_futures=True)
-
-
-atexit.register(close_pools)
+    if key not in _KEPT:
+        _KEPT[key] = _new_pool(workers, initializer)
+    return _KEPT[key]
