@@ -86,7 +86,6 @@ from pipelines import icd_words
 from pipelines.icd_cm import (
     ORIGINS,
     Icd10Info,
-    Origin,
     chapter_title,
     descendants_or_self,
     dotted,
@@ -104,7 +103,6 @@ __all__ = [
     "ORIGINS",
     "OUTPUT_COLUMNS",
     "Icd10Info",
-    "Origin",
     "chapter_title",
     "descendants_or_self",
     "dotted",
@@ -236,7 +234,9 @@ def _candidate(row: _GemRow, words9: frozenset[str]) -> _Candidate | None:
 @functools.cache
 def _tie_preferences() -> dict[str, frozenset[str]]:
     """icd_gem_ties.csv: category -> the categories it wins over when the titles cannot choose."""
-    from pipelines.datafiles import csv_records  # imported late: this module is imported cheaply
+    from pipelines.datafiles import (
+        csv_records,  # imported late: this module is imported cheaply
+    )
 
     preferred: dict[str, frozenset[str]] = {}
     for record in csv_records(__package__, "icd_gem_ties.csv", ("prefer", "over", "why"), key="prefer"):

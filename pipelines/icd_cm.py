@@ -52,19 +52,11 @@ import re
 import warnings
 from dataclasses import dataclass, replace
 from types import ModuleType
-from typing import Final, Literal, get_args
+from typing import Final
 
-Origin = Literal[
-    "icd10",
-    "icd10_ancestor",
-    "icd9_gem_exact",
-    "icd9_gem_approximate",
-    "icd9_gem_one_to_many",
-    "icd10_gm",
-    "text_match",
-    "unmapped",
-]
-ORIGINS: Final[tuple[str, ...]] = get_args(Origin)
+from schemas._types import ICD_ORIGINS
+
+ORIGINS: Final[tuple[str, ...]] = tuple(ICD_ORIGINS)  # the contract's list (schemas/_types.py)
 
 
 @dataclass(frozen=True)
