@@ -15,7 +15,7 @@ import polars as pl
 import schemas
 from pipelines import icd
 from pipelines.cases.skeleton import SkeletonParts, assign_split
-from pipelines.ids import hash_column
+from pipelines.ids import hash_column, patient_key_column
 from pipelines.medqa.answer_icd import map_answer
 from pipelines.medqa.select import classify_question
 from pipelines.medqa.vignette import patient_age_sex
@@ -68,7 +68,7 @@ def medqa_skeleton(questions: pl.DataFrame, id_key: str, dataset: str, test_frac
         return SkeletonParts.empty()
     questions = questions.with_columns(
         hash_column(pl.col("medqa_hash"), id_key, "c_", "case", "medqa").alias("case_id"),
-        hash_column(pl.col("medqa_hash"), id_key, "p_", "patient", "medqa").alias("patient_key"),
+        patient_key_column(pl.col("medqa_hash"), id_key, "medqa").alias("patient_key"),
     )
     judged = questions.join(_verdicts(questions), on="medqa_hash", how="left", maintain_order="left")
     # The same question may appear in two files; it is one case.

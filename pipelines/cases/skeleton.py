@@ -28,7 +28,7 @@ from pipelines.cases.encounters import (
     not_diagnostic_reason,
     screen,
 )
-from pipelines.ids import hash_column, unit_fraction
+from pipelines.ids import hash_column, patient_key_column, unit_fraction
 from pipelines.warehouse import Warehouse
 
 MIMIC_FILES = ["hosp/admissions.csv.gz", "hosp/patients.csv.gz", "hosp/diagnoses_icd.csv.gz", "hosp/d_icd_diagnoses.csv.gz"]
@@ -95,7 +95,7 @@ def mimic_skeleton(warehouse: Warehouse, id_key: str, dataset: str, test_fractio
                               diagnoses_icd="mimic_diagnoses_icd", d_icd_diagnoses="mimic_d_icd_diagnoses")
     raw = raw.with_columns(
         hash_column(pl.col("hadm_id"), id_key, "c_", "case", "mimic_iv").alias("case_id"),
-        hash_column(pl.col("subject_id"), id_key, "p_", "patient", "mimic_iv").alias("patient_key"),
+        patient_key_column(pl.col("subject_id"), id_key, "mimic_iv").alias("patient_key"),
     )
     raw = _with_icd(raw, "icd_code", "icd_version", acceptable=True)
     raw = raw.with_columns(
@@ -212,7 +212,7 @@ def sicdb_skeleton(warehouse: Warehouse, id_key: str, dataset: str, test_fractio
         .alias("sex"),
         pl.lit("gm").alias("icd_version"),
         hash_column(pl.col("CaseID"), id_key, "c_", "case", "sicdb").alias("case_id"),
-        hash_column(pl.col("PatientID"), id_key, "p_", "patient", "sicdb").alias("patient_key"),
+        patient_key_column(pl.col("PatientID"), id_key, "sicdb").alias("patient_key"),
     )
     raw = _with_icd(raw, "icd10_main", "icd_version", acceptable=True).with_columns(
         pl.when(pl.col("icd10_code").is_null())
@@ -281,6 +281,6 @@ def provenance_shards(provenance: pl.DataFrame, id_key: str, count: int) -> dict
     """``case_provenance`` per subject shard (pipelines.shards): each row in its patient's shard, the
     provenance of a candidate the screening rules excluded included."""
     keyed = provenance.with_columns(pl.coalesce([
-        pl.when(pl.col("source") == source).then(hash_column(pl.col(column), id_key, "p_", "patient", source))
+        pl.when(pl.col("source") == source).then(patient_key_column(pl.col(column), id_key, source))
         for source, column in PATIENT_COLUMNS.items()]).alias(shards.PATIENT_KEY))
     return {name: frame.drop(shards.PATIENT_KEY) for name, frame in shards.split(keyed, count).items()}

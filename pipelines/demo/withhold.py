@@ -15,7 +15,7 @@ from typing import IO
 
 import polars as pl
 
-from pipelines.ids import keyed_hash
+from pipelines.ids import patient_key
 from pipelines.shards import shard_of
 
 SUBJECT = "subject_id"
@@ -26,7 +26,7 @@ def shard_subjects(mimic_iv: Path, id_key: str, count: int, shard: str) -> list[
     it, under ``id_key``) falls in ``shard`` of ``count``."""
     patients = pl.read_csv(_table(mimic_iv / "hosp", "patients"), columns=[SUBJECT])[SUBJECT]
     return sorted(s for s in patients.unique()
-                  if shard_of("p_" + keyed_hash(id_key, "patient", "mimic_iv", s), count) == shard)
+                  if shard_of(patient_key(id_key, "mimic_iv", s), count) == shard)
 
 
 def withhold(root: Path, out: Path, subjects: Collection[int]) -> dict[str, int]:
