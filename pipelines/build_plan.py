@@ -103,12 +103,12 @@ def new_source_data(context: dg.SensorEvaluationContext, clinverse: ClinverseRes
     cursor = json.loads(context.cursor) if context.cursor else {}
     requests = []
     fingerprint = source_fingerprint(settings)
-    published = digests(Warehouse(settings.home).read_or_empty(incremental.TABLE))
     if fingerprint and fingerprint != cursor.get("sources"):
         requests.append(dg.RunRequest(run_key=f"inputs-{fingerprint}", asset_selection=_job_keys(context, INPUTS),
                                       tags=shard_tags(names)))
         cursor["sources"] = fingerprint
-    elif published and published != cursor.get("shards"):
+    elif (published := digests(Warehouse(settings.home).read_or_empty(incremental.TABLE))) and (
+            published != cursor.get("shards")):
         rerun = span(changed_shards(cursor.get("shards", {}), published), names)
         if rerun:
             key = hashlib.sha256(json.dumps(published, sort_keys=True).encode()).hexdigest()[:16]

@@ -131,14 +131,14 @@ class Warehouse:
     def table_dir(self, table: str) -> Path:
         return self.tables_dir / table
 
-    def _sharded(self, table: str) -> bool:
-        """Whether this is a shard view and ``table`` is written in shards."""
-        return self.shard is not None and any(shard_of_file(p.stem) for p in self.table_dir(table).glob("*.parquet"))
+    def _sharded(self, files: list[Path]) -> bool:
+        """Whether this is a shard view and ``files`` (a table's) are written in shards."""
+        return self.shard is not None and any(shard_of_file(p.stem) for p in files)
 
     def files(self, table: str) -> list[Path]:
         """The table's Parquet files as this view reads them (a shard's only, in a shard view of a sharded table)."""
         files = sorted(self.table_dir(table).glob("*.parquet"))
-        if self._sharded(table):
+        if self._sharded(files):
             return [p for p in files if shard_of_file(p.stem) == self.shard]
         return files
 
@@ -146,7 +146,8 @@ class Warehouse:
         """The table's Parquet files, through the generation ``tables`` links to now: a reader's files
         all come from one generation even if a build publishes another while it reads (the one it
         replaced is kept). In a shard view of a sharded table, the shard's files."""
-        pattern = f"*.{self.shard}.parquet" if self._sharded(table) else "*.parquet"
+        sharded = self._sharded(list(self.table_dir(table).glob("*.parquet")))
+        pattern = f"*.{self.shard}.parquet" if sharded else "*.parquet"
         return str(self.table_dir(table).resolve() / pattern)
 
     def exists(self, table: str) -> bool:
