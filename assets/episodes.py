@@ -14,13 +14,9 @@ import time
 import dagster as dg
 import polars as pl
 
-from pipelines.episodes.clinlab import clinlab_eval as evaluate_clinlab
-from pipelines.episodes.runs import RUN_TABLES, RunSpec, run_and_export
 from pipelines.episodes.store import CaseStore
-from pipelines.episodes.stress import stress_rates, stress_test as stress_rows
-from pipelines.evaluation.runs import has_rubrics, score_run
-from pipelines.evaluation.scores import summary as score_summary
 from pipelines.resources import ClinverseResource
+from schemas.runs import RUN_TABLES
 
 EPISODE_GROUP = "episodes"  # partitioned by run, so outside the build job
 EPISODE_RUNS = dg.DynamicPartitionsDefinition(name="episode_runs")
@@ -53,6 +49,8 @@ class EpisodeRunConfig(dg.Config):
                         description=f"`{table}` of one episode run (partition = run id).") for table in RUN_TABLES],
 )
 def episode_run(context: dg.AssetExecutionContext, config: EpisodeRunConfig, clinverse: ClinverseResource):
+    from pipelines.episodes.runs import RunSpec, run_and_export  # see assets/__init__.py: loaded with the step
+
     started = time.perf_counter()
     warehouse = clinverse.warehouse()
     spec = RunSpec(run_id=context.partition_key, **config.model_dump())
@@ -69,6 +67,9 @@ def episode_run(context: dg.AssetExecutionContext, config: EpisodeRunConfig, cli
           deps=["episodes", "episode_events", "case_rubrics", "case_exam_targets"], kinds={"polars", "parquet"},
           description="`episode_scores` of one episode run (partition = run id), graded by the offline judge.")
 def episode_scores(context: dg.AssetExecutionContext, clinverse: ClinverseResource) -> dg.MaterializeResult:
+    from pipelines.evaluation.runs import has_rubrics, score_run  # see assets/__init__.py
+    from pipelines.evaluation.scores import summary as score_summary
+
     started = time.perf_counter()
     warehouse = clinverse.warehouse()
     if not has_rubrics(warehouse):
@@ -86,6 +87,8 @@ episodes_job = dg.define_asset_job("episodes", selection=dg.AssetSelection.asset
 @dg.asset(group_name="evaluation", deps=CURATED, kinds={"polars", "parquet"},
           description="Boundary stress test: six boundary-seeking queries per case under four patient configurations.")
 def stress_test(clinverse: ClinverseResource) -> dg.MaterializeResult:
+    from pipelines.episodes.stress import stress_rates, stress_test as stress_rows  # see assets/__init__.py
+
     started = time.perf_counter()
     warehouse = clinverse.warehouse()
     rows = stress_rows(CaseStore.from_warehouse(warehouse))
@@ -117,6 +120,8 @@ def dual_layer_with_self_check_discloses_nothing(clinverse: ClinverseResource) -
 @dg.asset(group_name="evaluation", deps=LAB_POPULATION, kinds={"scikit-learn", "parquet"},
           description="ClinLab against a population-median baseline on held-out test-split lab values, per lab and ALL.")
 def clinlab_eval(clinverse: ClinverseResource) -> dg.MaterializeResult:
+    from pipelines.episodes.clinlab import clinlab_eval as evaluate_clinlab  # see assets/__init__.py
+
     started = time.perf_counter()
     warehouse = clinverse.warehouse()
     frame = evaluate_clinlab(CaseStore.from_warehouse(warehouse), workers=clinverse.settings().workers)

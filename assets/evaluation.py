@@ -12,7 +12,6 @@ import polars as pl
 import schemas
 from pipelines.episodes.store import CaseStore
 from pipelines.evaluation.params import rubric_params
-from pipelines.evaluation.rubrics import build, first_day_prescriptions
 from pipelines.resources import ClinverseResource
 from pipelines.warehouse import Warehouse
 
@@ -24,6 +23,8 @@ DEPS = [*CURATED, "medqa_rubric", *MIMIC]
 
 def _prescriptions(warehouse: Warehouse) -> pl.DataFrame:
     """The first-day prescriptions of the MIMIC-IV cases (empty without the source)."""
+    from pipelines.evaluation.rubrics import first_day_prescriptions  # see assets/__init__.py
+
     if not all(warehouse.exists(t) for t in MIMIC):
         return pl.DataFrame(schema={"case_id": pl.Utf8, "starttime": pl.Datetime("us"), "drug": pl.Utf8,
                                     "route": pl.Utf8})
@@ -41,6 +42,8 @@ def _prescriptions(warehouse: Warehouse) -> pl.DataFrame:
     ],
 )
 def case_references(clinverse: ClinverseResource):
+    from pipelines.evaluation.rubrics import build  # see assets/__init__.py
+
     started = time.perf_counter()
     warehouse = clinverse.warehouse()
     store = CaseStore.from_warehouse(warehouse)

@@ -9,14 +9,13 @@ import time
 import dagster as dg
 import polars as pl
 
-from pipelines.episodes.settings import DEFAULT_PRESET, DEFAULT_SEED
+from pipelines.episodes.config import DEFAULT_PRESET, DEFAULT_SEED
 from pipelines.episodes.store import CaseStore
-from pipelines.evaluation.protocols import DEFAULT_STAGES, protocols, run_study
-from pipelines.report.page import write_report
+from pipelines.evaluation.params import DEFAULT_STAGES, PROTOCOL_NAMES
 from pipelines.resources import ClinverseResource
 
 STUDY_GROUP = "study"
-PROTOCOLS = dg.StaticPartitionsDefinition(list(protocols()))
+PROTOCOLS = dg.StaticPartitionsDefinition(list(PROTOCOL_NAMES))
 MARKDOWN_ROWS = 20  # rows of each summary shown as metadata (the report has them all)
 
 
@@ -35,6 +34,8 @@ class StudyConfig(dg.Config):
                       "(partition = protocol).")
 def stat_tests(context: dg.AssetExecutionContext, config: StudyConfig,
                clinverse: ClinverseResource) -> dg.MaterializeResult:
+    from pipelines.evaluation.protocols import run_study  # see assets/__init__.py: the domain loads with its step
+
     started = time.perf_counter()
     warehouse = clinverse.warehouse()
     study = run_study(warehouse, CaseStore.from_warehouse(warehouse), [context.partition_key], **config.model_dump(),
@@ -54,6 +55,8 @@ evaluate_job = dg.define_asset_job("evaluate", selection=dg.AssetSelection.asset
           description="The evaluation report (reports/evaluation.html in the warehouse folder); its summaries as "
                       "metadata.")
 def evaluation_report(clinverse: ClinverseResource) -> dg.MaterializeResult:
+    from pipelines.report.page import write_report  # see assets/__init__.py
+
     warehouse = clinverse.warehouse()
     written = write_report(warehouse.home, warehouse.home / "reports" / "evaluation.html")
     return dg.MaterializeResult(metadata={

@@ -23,8 +23,6 @@ from pipelines.content.leakage_guard import audit, case_terms
 from pipelines.content.partitions import write_partition
 from pipelines.content.producers import Produced
 from pipelines.resources import ClinverseResource
-from pipelines.units.importance import basis_counts, key_problems
-from pipelines.units.publish import fact_key, publish
 
 GROUP = "content"
 TABLE = "unit_candidates"
@@ -69,6 +67,9 @@ UNIT_PRODUCERS = producer_assets(TABLE)
     ],
 )
 def information_units(clinverse: ClinverseResource):
+    from pipelines.units.importance import basis_counts  # see assets/__init__.py: loaded with the step
+    from pipelines.units.publish import publish
+
     started = time.perf_counter()
     warehouse = clinverse.warehouse()
     skeleton = warehouse.read("case_skeleton")
@@ -114,6 +115,9 @@ def information_units_have_key_facts(clinverse: ClinverseResource) -> dg.AssetCh
     """Every case with hidden units has a key hidden unit or an importance note saying why not, no
     key unit lacks a basis (statistics or the knowledge fallback), no case noted keyless has a key,
     every unit belongs to a candidate case, and no case tells one fact twice (publish.fact_key)."""
+    from pipelines.units.importance import key_problems  # see assets/__init__.py
+    from pipelines.units.publish import fact_key
+
     warehouse = clinverse.warehouse()
     units = warehouse.read("information_units")
     problems = key_problems(units, warehouse.read_or_empty("importance_notes"))

@@ -8,6 +8,8 @@ import pandera.polars as pa
 import polars as pl
 
 MEMORY_MODES = ["off", "empty", "prepopulated", "frozen"]
+# The tables one episode run writes, a partition per run each (memory_cards only with experience memory).
+RUN_TABLES = ("runs", "episodes", "episode_events", "llm_requests", "memory_cards")
 
 SCHEMA = pa.DataFrameSchema(
     {

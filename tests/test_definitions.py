@@ -330,3 +330,12 @@ def test_a_failed_step_fails_the_build_with_its_root_cause():
     with pytest.raises(runner.BuildFailed) as failure:
         runner.run(_tiny(broken, upstream))
     assert str(failure.value) == "broken failed: ValueError: the cases table has no rows"
+
+
+def test_loading_the_definitions_leaves_the_statistics_and_learning_libraries_to_the_steps():
+    """assets/__init__.py: every process that loads the definitions (a build before its first step,
+    a sensor tick, each step process) would pay for scipy.stats, scikit-learn and statsmodels."""
+    code = ("import sys, pipelines.definitions; "
+            "print(sorted(m for m in ('scipy.stats', 'sklearn', 'statsmodels') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -24,6 +24,8 @@ from typing import Any
 
 from pipelines.datafiles import yaml_records
 
+DEFAULT_PRESET = "clinverse"
+DEFAULT_SEED = 7  # MedEvoEval's runtime seed
 LOOKUPS = ("exact", "alias")
 UNRECORDED = ("predict", "null", "not_in_case")
 NO_SHIFT = "none"

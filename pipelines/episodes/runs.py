@@ -51,7 +51,6 @@ from pipelines.evaluation.stages import STUDY
 from pipelines.warehouse import Warehouse
 from schemas.runs import MEMORY_MODES
 
-RUN_TABLES = ("runs", "episodes", "episode_events", "llm_requests", CARDS)
 MANAGERS = ("offline", LLM)
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.]*(?:-[A-Za-z0-9_.]+)*$")
 BATCH_EPISODES = 50  # episodes per batch file: what an interruption can lose

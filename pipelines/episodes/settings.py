@@ -18,7 +18,7 @@ from typing import Any
 
 from pipelines.config import environment_values, episode_preset
 from pipelines.episodes.clinlab import ClinLab
-from pipelines.episodes.config import EpisodeConfig, preset
+from pipelines.episodes.config import DEFAULT_PRESET, DEFAULT_SEED, EpisodeConfig, preset
 from pipelines.episodes.consultant import OfflineConsultant
 from pipelines.episodes.doctors import Doctor, make_doctor
 from pipelines.episodes.engine import Consultant, Engine, Memory
@@ -37,8 +37,6 @@ from pipelines.episodes.shift import ShiftedPatient, shifts
 from pipelines.episodes.store import CaseStore, EpisodeCase
 from pipelines.episodes.vignette import vignette
 
-DEFAULT_PRESET = "clinverse"
-DEFAULT_SEED = 7  # MedEvoEval's runtime seed
 DEFAULT_HOME = "warehouse"
 
 def _digest(*parts: object) -> str:

@@ -20,6 +20,10 @@ IMPORTANCE = ("key", "supporting", "background")
 LEVELS = ("code", "category", "block", "chapter")
 OUTCOMES = ("diagnosis", "evidence", "plan")
 UTILITY = ("score", "turns", "tests", "invalid")
+# The evaluation protocols, in data/protocols.yaml (pipelines/evaluation/protocols.py), and the stream's
+# stages unless a study says otherwise: here, so that the definitions name them without loading a study.
+PROTOCOL_NAMES = ("stream", "heldout", "update", "mdt", "static", "interface", "clinlab")
+DEFAULT_STAGES = 10
 
 
 def _weights(file: str, data: dict[str, Any], field: str, keys: tuple[str, ...]) -> dict[str, float]:

@@ -58,6 +58,7 @@ from pipelines.episodes.runs import RunSpec, run_and_export, run_cases
 from pipelines.episodes.settings import DEFAULT_PRESET, DEFAULT_SEED
 from pipelines.episodes.shift import shifts
 from pipelines.episodes.store import CaseStore
+from pipelines.evaluation.params import DEFAULT_STAGES, PROTOCOL_NAMES
 from pipelines.evaluation.runs import SCORES, has_rubrics
 from pipelines.evaluation.stages import episode_stages, stream_stages
 from pipelines.evaluation.stats import Family, declared_families, scored_episodes, stat_table
@@ -66,7 +67,6 @@ from pipelines.warehouse import Warehouse
 from schemas.runs import MEMORY_MODES
 
 FILE = "data/protocols.yaml"
-DEFAULT_STAGES = 10
 DEFAULT_DOCTOR = "retrieval"
 TABLE = "stat_tests"
 ARM = "arm"  # the column telling a study's arms apart: the condition, and the LLM doctor's model
@@ -178,7 +178,7 @@ def _protocol(name: str, body: object) -> Protocol:
 
 @cache
 def protocols() -> dict[str, Protocol]:
-    data = yaml_mapping(__package__, FILE, ("stream", "heldout", "update", "mdt", "static", "interface", "clinlab"))
+    data = yaml_mapping(__package__, FILE, PROTOCOL_NAMES)
     found = {name: _protocol(name, body) for name, body in data.items()}
     for p in found.values():
         known = {a.label for n in (p.name, *p.needs) for a in found[n].arms}
