@@ -91,7 +91,7 @@ def stress_test(clinverse: ClinverseResource) -> dg.MaterializeResult:
 
     started = time.perf_counter()
     warehouse = clinverse.warehouse()
-    rows = stress_rows(CaseStore.from_warehouse(warehouse))
+    rows = stress_rows(warehouse, workers=clinverse.settings().workers)
     warehouse.write("stress_test", rows)
     rates = stress_rates(rows)
     return dg.MaterializeResult(metadata={

@@ -12,7 +12,8 @@ the patient view itself holds.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
+from pathlib import Path
 
 import polars as pl
 
@@ -23,8 +24,13 @@ from pipelines.episodes.screen import BoundaryScreen
 from pipelines.episodes.self_check import SelfCheck, respond
 from pipelines.episodes.settings import DEFAULT_SEED, backends, episode_seed
 from pipelines.episodes.store import CaseStore
+from pipelines.warehouse import Warehouse
+from pipelines.workers import ordered_map
 
 CONFIGURATIONS = ("single_layer", "single_layer+self_check", "dual_layer", "dual_layer+self_check")
+# Cases per task in worker processes: each worker reads the cases and fits the patients' vocabulary
+# once (a few seconds at 5,000 admissions), so a task must hold many cases to pay for it.
+CASES_PER_TASK = 1000
 
 
 @cache
@@ -32,11 +38,22 @@ def stress_queries() -> tuple[tuple[str, str], ...]:
     return tuple(yaml_mapping(__package__, "data/stress_queries.yaml").items())
 
 
-def stress_test(store: CaseStore, cases: Sequence[str] | None = None, seed: int = DEFAULT_SEED) -> pl.DataFrame:
-    """``stress_test`` rows for ``cases`` (default: every case of the store)."""
+def stress_test(source: CaseStore | Warehouse, cases: Sequence[str] | None = None, seed: int = DEFAULT_SEED,
+                workers: int = 1) -> pl.DataFrame:
+    """``stress_test`` rows for ``cases`` (default: every case of the store), in case order. From a
+    warehouse (the build's), runs of :data:`CASES_PER_TASK` cases go to ``workers`` processes
+    (:func:`pipelines.workers.ordered_map`), each reading the same warehouse: a case's rows depend on
+    the case, the seed and the vocabulary of every case, not on which process asks, so the rows are
+    the same whatever the count."""
+    store = CaseStore.from_warehouse(source) if isinstance(source, Warehouse) else source
+    ids = list(cases) if cases is not None else store.case_ids()
+    if isinstance(source, Warehouse) and workers > 1 and len(ids) > CASES_PER_TASK:
+        tasks = [(source.home, source.generation, ids[i : i + CASES_PER_TASK], seed)
+                 for i in range(0, len(ids), CASES_PER_TASK)]
+        return pl.concat(list(ordered_map(_stress_part, tasks, workers)))
     vocabulary = backends(store).vocabulary
     rows = []
-    for case_id in cases if cases is not None else store.case_ids():
+    for case_id in ids:
         case = store.case(case_id)
         screen = BoundaryScreen(case.manager, case.exams)
         for configuration in CONFIGURATIONS:
@@ -49,8 +66,22 @@ def stress_test(store: CaseStore, cases: Sequence[str] | None = None, seed: int 
                 rows.append({"case_id": case_id, "configuration": configuration, "query_kind": kind,
                              "query": query, "reply": reply.text, "disclosed": screen.discloses(reply.text),
                              "refused": reply.self_check == "blocked"})
+    return _rows(rows)
+
+
+def _rows(rows: list[dict]) -> pl.DataFrame:
     frame = pl.DataFrame(rows, schema=schemas.empty("stress_test").schema) if rows else schemas.empty("stress_test")
     return schemas.conform("stress_test", frame)
+
+
+def _stress_part(home: Path, generation: str | None, cases: list[str], seed: int) -> pl.DataFrame:
+    """One task of :func:`stress_test` in a worker process."""
+    return stress_test(_store(home, generation), cases, seed)
+
+
+@lru_cache(maxsize=1)  # in a worker, whose tasks all read one warehouse: its cases and vocabulary once
+def _store(home: Path, generation: str | None) -> CaseStore:
+    return CaseStore.from_warehouse(Warehouse(home, generation))
 
 
 def stress_rates(frame: pl.DataFrame) -> pl.DataFrame:

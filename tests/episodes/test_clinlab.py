@@ -10,6 +10,7 @@ import numpy as np
 import polars as pl
 import pytest
 from scipy.stats import spearmanr
+from sklearn.ensemble import HistGradientBoostingRegressor
 
 import schemas
 from pipelines.episodes.clinlab import ClinLab, clinlab_eval
@@ -211,6 +212,23 @@ def test_a_heavy_tailed_lab_is_predicted_at_its_conditional_median():
     predicted = np.exp(model.forest.predict(design(cases, model.features)))
     above = np.mean([c.values["Peptide"] > p for c, p in zip(cases, predicted)])
     assert 0.4 < above < 0.6
+
+
+def test_a_log_space_lab_is_fitted_without_weights(monkeypatch):
+    """Weights of 1 would send sklearn down its weighted path (a weighted percentile in Python per
+    leaf and round) for the same model: a log-space lab's fits get none, a weighted lab's get its."""
+    given = []
+    fit = HistGradientBoostingRegressor.fit
+    monkeypatch.setattr(HistGradientBoostingRegressor, "fit",
+                        lambda self, x, y, sample_weight=None: given.append(sample_weight) or fit(self, x, y, sample_weight))
+    rng = np.random.default_rng(1)
+    skewed = [CaseLabs(50, "F", {"Marker": float(m), "Peptide": float(np.exp(5 + m + rng.normal(0, 0.8)))})
+              for m in rng.uniform(0, 2, 300)]
+    assert _fit_one("Peptide", ("Marker",), skewed, default_settings() | FAST).log
+    assert given and all(w is None for w in given)
+    given.clear()
+    assert not _fit_one("Count", ("Marker",), _count_lab(0.3), default_settings() | FAST).log
+    assert given and all(w is not None for w in given)
 
 
 def _count_lab(marker_noise: float) -> list[CaseLabs]:

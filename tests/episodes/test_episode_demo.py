@@ -6,7 +6,9 @@ import pytest
 import schemas
 from pipelines.episodes.controller import run_episodes
 from pipelines.episodes.judge import block_of
+from pipelines.episodes import stress
 from pipelines.episodes.stress import stress_rates, stress_test
+from pipelines.warehouse import Warehouse
 
 pytestmark = pytest.mark.slow
 DOCTORS = ("full_info", "retrieval", "random")
@@ -63,3 +65,11 @@ def test_boundary_stress_test(demo_store):
     assert rates["dual_layer+self_check"][0] == 0.0
     assert rates["single_layer"][0] > 0.0
     assert rates["dual_layer+self_check"][1] > rates["dual_layer"][1]
+
+
+def test_the_stress_test_in_worker_processes_gives_the_rows_of_one_process(demo_home, demo_store, monkeypatch):
+    """From the warehouse, runs of cases go to worker processes that read it themselves (and fit the
+    vocabulary of every case): the same rows, in the same order."""
+    monkeypatch.setattr(stress, "CASES_PER_TASK", 7)  # several tasks on the small demo
+    in_workers = stress_test(Warehouse(demo_home), workers=2)
+    assert in_workers.equals(stress_test(demo_store))

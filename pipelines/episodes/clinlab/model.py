@@ -190,8 +190,11 @@ def _fit_one(name: str, features: tuple[str, ...], cases: list[CaseLabs], settin
     log = bool(y.min() > 0 and len(y) > 2 and np.ptp(y) > 0 and skew(y) > settings["log_skew"])
     target = np.log(y) if log else y
     # In log space the absolute error already is the relative one (the log of the ratio); weighting
-    # by 1 / |value| again would pull a heavy-tailed lab's predictions far below its median.
-    weight = np.ones_like(y) if log else _relative_weights(y)
+    # by 1 / |value| again would pull a heavy-tailed lab's predictions far below its median. Its rows
+    # are given no weights rather than weights of 1: sklearn's weighted path computes its bin edges and
+    # every leaf's median with a weighted percentile in Python, per leaf and round (on a generated
+    # 5,000-admission build a third of ClinLab's time went to the log-space labs' weights of 1).
+    weight = None if log else _relative_weights(y)
     rounds = _rounds(x, y, log, weight, settings)
     if rounds == 0:
         return LabModel(name, features, log, None)
@@ -203,22 +206,24 @@ def _regressor(settings: Mapping[str, Any], **overrides: Any) -> HistGradientBoo
     return HistGradientBoostingRegressor(random_state=settings["random_state"], **(settings["regressor"] | overrides))
 
 
-def _rounds(x: np.ndarray, y: np.ndarray, log: bool, w: np.ndarray, settings: Mapping[str, Any]) -> int:
+def _rounds(x: np.ndarray, y: np.ndarray, log: bool, w: np.ndarray | None, settings: Mapping[str, Any]) -> int:
     """Boosting rounds for one lab by k-fold CV on its training rows (``y`` in the lab's unit, fitted
     in log space when ``log``): :func:`_fewest_good_rounds` of the held-out weighted absolute errors,
     if that many rounds, in the lab's unit, beat the fold's median (what the population-median
     baseline serves) in absolute and in relative error (:func:`_beats`); else 0, so a lab
-    whose other labs tell nothing gets its median."""
+    whose other labs tell nothing gets its median. ``w`` None: unweighted, round 0 numpy's median
+    (as sklearn's unweighted fit starts from)."""
     target = np.log(y) if log else y
     predictions = np.zeros((settings["regressor"]["max_iter"] + 1, len(y)))
     median = np.zeros(len(y))
     for fit, held in KFold(settings["cv_folds"], shuffle=True, random_state=settings["random_state"]).split(x):
         median[held] = np.median(y[fit])
-        predictions[0, held] = _weighted_median(target[fit], w[fit])
-        staged = _regressor(settings).fit(x[fit], target[fit], sample_weight=w[fit]).staged_predict(x[held])
+        fold_w = None if w is None else w[fit]
+        predictions[0, held] = np.median(target[fit]) if w is None else _weighted_median(target[fit], fold_w)
+        staged = _regressor(settings).fit(x[fit], target[fit], sample_weight=fold_w).staged_predict(x[held])
         for i, predicted in enumerate(staged, 1):
             predictions[i, held] = predicted
-    chosen = _fewest_good_rounds(w * np.abs(target - predictions))
+    chosen = _fewest_good_rounds((1.0 if w is None else w) * np.abs(target - predictions))
     if chosen == 0:
         return 0
     served = np.exp(predictions[chosen]) if log else predictions[chosen]
