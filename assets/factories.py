@@ -50,7 +50,8 @@ def register_shards(instance: dg.DagsterInstance, shards: Sequence[str]) -> None
 
 def shard_views(context: dg.AssetExecutionContext, warehouse: Warehouse) -> Iterator[Warehouse]:
     """The warehouse as each shard of this run sees it (pipelines.warehouse.Warehouse.shard_view); the
-    step's worker pool (the note NLP's) is started once for all of them and shut down after the last."""
+    step's worker pool (the note NLP's) is started once for all of them (in an in-process run, once for
+    the run: pipelines.runner.run)."""
     with kept_pools():
         for shard in context.partition_keys:
             yield warehouse.shard_view(shard)

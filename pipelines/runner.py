@@ -38,6 +38,7 @@ from assets.factories import register_shards, shard_tags
 from pipelines.build_plan import JOB
 from pipelines.shards import shard_names
 from pipelines.warehouse import TEMP_SUFFIX
+from pipelines.workers import kept_pools
 
 TRACKED = (DagsterEventType.STEP_START, DagsterEventType.ASSET_MATERIALIZATION,
            DagsterEventType.ASSET_CHECK_EVALUATION, DagsterEventType.STEP_FAILURE)
@@ -312,8 +313,11 @@ def run(defs: dg.Definitions, select: dg.AssetSelection | None = None, progress:
         try:
             register_shards(instance, shards)
             if processes is None:
-                succeeded = _run_here(defs.resolve_job_def(job), log_level, log_file, instance, on_event,
-                                      asset_selection, shard_tags(shards))
+                # The steps share the run's worker processes (the note NLP's, ClinLab's and the stress
+                # test's pools), started once each, not once per step; they end with the run.
+                with kept_pools():
+                    succeeded = _run_here(defs.resolve_job_def(job), log_level, log_file, instance, on_event,
+                                          asset_selection, shard_tags(shards))
             else:
                 succeeded = _run_in_processes(processes, job, log_level, log_file, instance, on_event,
                                               asset_selection, shard_tags(shards))

@@ -61,8 +61,10 @@ _KEPT: dict[tuple[int, Callable[[], None] | None], ProcessPoolExecutor] | None =
 @contextmanager
 def kept_pools() -> Iterator[None]:
     """Within the block, :func:`ordered_map` keeps each pool for its next call with the same workers and
-    initializer (a step going through its shards starts its workers once, not once per shard); at the
-    end of the block they are shut down, so none outlives the step that started it."""
+    initializer (an in-process run starts its workers once, not once per step; a step of the
+    multiprocess executor, once for all its shards); at the end of the block they are shut down, so
+    none outlives the run or step that started it (a pool kept for the life of a step process hung
+    that process at exit)."""
     global _KEPT
     if _KEPT is not None:  # an outer block keeps them already
         yield
