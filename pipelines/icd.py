@@ -234,9 +234,7 @@ def _candidate(row: _GemRow, words9: frozenset[str]) -> _Candidate | None:
 @functools.cache
 def _tie_preferences() -> dict[str, frozenset[str]]:
     """icd_gem_ties.csv: category -> the categories it wins over when the titles cannot choose."""
-    from pipelines.datafiles import (
-        csv_records,  # imported late: this module is imported cheaply
-    )
+    from pipelines.datafiles import csv_records  # imported late: this module is imported cheaply
 
     preferred: dict[str, frozenset[str]] = {}
     for record in csv_records(__package__, "icd_gem_ties.csv", ("prefer", "over", "why"), key="prefer"):

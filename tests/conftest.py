@@ -76,9 +76,7 @@ def _built_once(tmp_path_factory: pytest.TempPathFactory, name: str, *flags: str
     Built once per session even when `make test` spreads the tests over processes (pytest-xdist):
     the first worker to need it builds it under the temporary root the workers share, holding a
     lock; the others wait and read the same build (its tests never write to it)."""
-    from pipelines.cli import (
-        main,  # the whole build graph: only the tests that use it pay for it
-    )
+    from pipelines.cli import main  # the whole build graph: only the tests that use it pay for it
 
     root = tmp_path_factory.getbasetemp()
     root = root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root

@@ -26,12 +26,7 @@ import duckdb
 import polars as pl
 
 from pipelines import icd
-from pipelines.content.partitions import (
-    Written,
-    write_batches,
-    write_empty,
-    write_partition,
-)
+from pipelines.content.partitions import Written, write_batches, write_empty, write_partition
 from pipelines.notes.tables import REMOVAL_COLUMNS, SECTIONS_SCHEMA, NoteWork
 from pipelines.warehouse import Warehouse
 from pipelines.workers import ordered_map
