@@ -38,8 +38,9 @@ ROOTS = ("case_skeleton", "case_provenance")  # the per-case tables' roots, writ
 KEY_COLUMNS = ("subject_id", "PatientID", "CaseID", "medqa_hash")
 # Settings that change no per-case output: where things are and how many processes do the work.
 UNREAD_SETTINGS = ("home", "locations", "workers")
-# SQL of pipelines.warehouse.shard_of_file over DuckDB's ``filename`` column
-SHARD_OF_FILE = f"regexp_extract(filename, '{SHARD_SUFFIX.pattern.removesuffix('$')}\\.parquet$', 1)"
+# pipelines.warehouse.shard_of_file of a file's path (group 1), for DuckDB's ``filename`` column and polars'
+SHARD_OF_PATH = SHARD_SUFFIX.pattern.removesuffix("$") + r"\.parquet$"
+SHARD_OF_FILE = f"regexp_extract(filename, '{SHARD_OF_PATH}', 1)"
 
 
 def settings_digest(settings: Settings) -> str:
@@ -135,7 +136,7 @@ def misplaced_rows(warehouse: Warehouse, names: Sequence[str]) -> dict[str, int]
         return {}
     found: dict[str, int] = {}
     skeleton = pl.scan_parquet(warehouse.table_glob(ROOTS[0]), include_file_paths="file").select(
-        "patient_key", pl.col("file").str.strip_suffix(".parquet").str.extract(SHARD_SUFFIX.pattern).alias("in_file")
+        "patient_key", pl.col("file").str.extract(SHARD_OF_PATH).alias("in_file")
     ).collect()
     found[ROOTS[0]] = skeleton.filter(
         skeleton.select(shard_column(len(names)))["shard"] != skeleton["in_file"]).height
