@@ -8,7 +8,6 @@ from __future__ import annotations
 import time
 
 import dagster as dg
-import duckdb
 import polars as pl
 
 import schemas
@@ -17,6 +16,7 @@ from pipelines.content import producers
 from pipelines.content.leakage_guard import audit, case_terms
 from pipelines.exams.results import publish
 from pipelines.resources import ClinverseResource
+from sql import connect
 
 GROUP = "content"
 TABLE = "exam_candidates"
@@ -70,7 +70,7 @@ def exam_results_match_catalog(clinverse: ClinverseResource) -> dg.AssetCheckRes
         schemas.validate("exam_results", results)
     except schemas.ContractError as exc:
         problem = str(exc)[:4000]
-    with duckdb.connect() as con:
+    with connect() as con:
         duplicates, uncatalogued = con.sql(
             f"SELECT (SELECT count(*) - count(DISTINCT (case_id, exam_name)) FROM read_parquet('{warehouse.table_glob('exam_results')}')), "
             f"(SELECT count(*) FROM read_parquet('{warehouse.table_glob('exam_results')}') r "

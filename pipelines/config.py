@@ -53,6 +53,8 @@ ENV_EXECUTOR = "CLINVERSE_EXECUTOR"
 ENV_REBUILD_CRON = "CLINVERSE_REBUILD_CRON"
 ENV_MAX_CONCURRENT = "CLINVERSE_MAX_CONCURRENT"
 ENV_BENCH_SCALES = "CLINVERSE_BENCH_SCALES"
+ENV_DUCKDB_MEMORY = "CLINVERSE_DUCKDB_MEMORY"
+DEFAULT_DUCKDB_MEMORY = "1GB"
 ENV_EPISODE_PRESET = "CLINVERSE_EPISODE_PRESET"
 ENV_EXAM_WINDOW = "CLINVERSE_EXAM_WINDOW_HOURS"
 ENV_EXAM_LOOKBACK = "CLINVERSE_EXAM_LOOKBACK_HOURS"
@@ -214,6 +216,12 @@ def _log_level(text: str) -> str:
     return text.upper()
 
 
+def _memory(text: str) -> str:
+    if not re.fullmatch(r"\d+(\.\d+)?\s*[KMGT]i?B", text, flags=re.IGNORECASE):
+        raise ValueError("write an amount of memory in DuckDB's units, e.g. 1GB, 512MB or 2GiB")
+    return text
+
+
 def _scales(text: str) -> tuple[int, ...]:
     parts = [p.strip() for p in text.split(",")]
     if not all(re.fullmatch(r"\d+", p) and int(p) > 0 for p in parts):
@@ -346,6 +354,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(ENV_REBUILD_CRON, "rebuild_cron", str, _cron, "0 3 * * 0",
             "when the `full_rebuild` schedule (off until turned on in the Dagster UI) runs the `build` job "
             "(cron, default Sundays at 03:00)", "cli"),
+    Setting(ENV_DUCKDB_MEMORY, "duckdb_memory", str, _memory, "4GB",
+            "memory each DuckDB connection of a build or query may hold before it spills to disk (default 1GB; "
+            "DuckDB's own default, 80 % of the machine's memory, let a build's peak grow with its input)", "cli"),
     Setting(ENV_BENCH_SCALES, "bench_scales", str, _scales, "500,5000",
             "admissions of each `make bench` build, comma separated (default 500,5000)", "bench"),
     Setting(ENV_EPISODE_PRESET, "preset", str, _episode_preset, "medevoeval",
@@ -503,6 +514,11 @@ def rebuild_cron(environ: Mapping[str, str] | None = None) -> str:
 def episode_preset(environ: Mapping[str, str] | None = None) -> str:
     """The preset a no-argument ``DiagnosticEpisode()`` runs (``CLINVERSE_EPISODE_PRESET``)."""
     return _one(ENV_EPISODE_PRESET, environ, "clinverse")
+
+
+def duckdb_memory(environ: Mapping[str, str] | None = None) -> str:
+    """Memory a DuckDB connection may hold before it spills (``CLINVERSE_DUCKDB_MEMORY``, default 1GB)."""
+    return _one(ENV_DUCKDB_MEMORY, environ, DEFAULT_DUCKDB_MEMORY)
 
 
 def bench_scales(environ: Mapping[str, str] | None = None) -> tuple[int, ...]:

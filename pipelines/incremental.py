@@ -31,6 +31,7 @@ import schemas
 from pipelines.config import Settings
 from pipelines.shards import shard_column
 from pipelines.warehouse import SHARD_SUFFIX, Warehouse, shard_of_file
+from sql import connect
 
 TABLE = "shard_inputs"
 ROOTS = ("case_skeleton", "case_provenance")  # the per-case tables' roots, written in shards
@@ -57,7 +58,7 @@ def shard_inputs(warehouse: Warehouse, staged: Iterable[str], settings: Settings
     parts: dict[str, list[tuple[str, int, int]]] = {
         shard: [] for shard in sorted({shard_of_file(p.stem) for p in warehouse.files(ROOTS[0])} - {None})}
     shared: list[tuple[str, int, int]] = []  # patient-less staged tables: every shard reads them
-    with duckdb.connect() as con:
+    with connect() as con:
         for table in ROOTS:
             counted = {shard: (rows, int(total)) for shard, rows, total in con.sql(
                 f"SELECT shard, count(*), sum(hash(t)::HUGEINT)::VARCHAR FROM (SELECT * EXCLUDE (filename), "
@@ -142,7 +143,7 @@ def misplaced_rows(warehouse: Warehouse, names: Sequence[str]) -> dict[str, int]
         skeleton.select(shard_column(len(names)))["shard"] != skeleton["in_file"]).height
     roots = " UNION ALL ".join(f"SELECT case_id, {SHARD_OF_FILE} AS shard FROM read_parquet("
                                f"'{warehouse.table_glob(t)}', filename = true)" for t in ROOTS)
-    with duckdb.connect() as con:
+    with connect() as con:
         con.execute(f"CREATE TEMP TABLE case_shards AS SELECT DISTINCT case_id, shard FROM ({roots})")
         found[ROOTS[1]] = con.sql("SELECT count(*) FROM (SELECT case_id FROM case_shards GROUP BY case_id "
                                   "HAVING count(*) > 1)").fetchall()[0][0]

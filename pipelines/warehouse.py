@@ -53,7 +53,7 @@ import pyarrow.parquet as pq
 
 import schemas
 from schemas.staging import cast_frame, column_problems, describe, staging_columns
-from sql import load
+from sql import connect, load
 
 log = logging.getLogger(__name__)
 
@@ -204,7 +204,7 @@ class Warehouse:
 
     def sql_frame(self, name: str, **tables: str) -> pl.DataFrame:
         """Run sql/<name>.sql (placeholders bound as in :meth:`sql`) on a fresh connection."""
-        with duckdb.connect() as con:
+        with connect() as con:
             return con.sql(self.sql(name, **tables)).pl()
 
     # -- writing -------------------------------------------------------------------
@@ -271,7 +271,7 @@ class Warehouse:
     @staticmethod
     def _check_staging(table: str, path: Path) -> None:
         columns, _ = staging_columns(table)
-        with duckdb.connect() as con:
+        with connect() as con:
             problems = column_problems(describe(con, str(path)), columns)
         if problems:
             raise schemas.ContractError(f"staging table {table!r} violates schemas/staging.py: " + "; ".join(problems))
@@ -444,7 +444,7 @@ class Warehouse:
                 f"no warehouse at {self.home} (no tables under {self.tables_dir}): run "
                 f"`clinverse build --home {self.home}` or set CLINVERSE_HOME to the warehouse folder"
             )
-        con = duckdb.connect()
+        con = connect()
         for table in self.tables() if restricted else self.query_tables():
             con.execute(self._view_sql(table))
         return con

@@ -15,12 +15,12 @@ from functools import cache
 
 from pathlib import Path
 
-import duckdb
 import pandera.polars as pa
 import polars as pl
 import pyarrow.parquet as pq
 
 from schemas import staging
+from sql import connect
 
 # Rows validated at a time when a streamed file is checked: bounded memory on full MIMIC-IV.
 VALIDATION_BATCH_ROWS = 500_000
@@ -99,7 +99,7 @@ def validate_parquet(table: str, path: Path) -> None:
     keys = [[name] for name, col in schema.columns.items() if col.unique]
     if schema.unique:
         keys.append(list(schema.unique))
-    with duckdb.connect() as con:
+    with connect() as con:
         for key in keys:
             columns = ", ".join(f'"{c}"' for c in key)
             repeated = con.execute(f"SELECT count(*) FROM (SELECT {columns} FROM read_parquet('{path}') "

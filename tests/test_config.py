@@ -51,7 +51,8 @@ def test_malformed_workers_is_an_error_naming_the_variable(text):
 
 
 NUMERIC = [s for s in config.SETTINGS if s.kind in (int, float)] + [
-    s for s in config.SETTINGS if s.env in ("CLINVERSE_BENCH_SCALES", "CLINVERSE_SYNTHEA_REFERENCE_DATE")]
+    s for s in config.SETTINGS
+    if s.env in ("CLINVERSE_BENCH_SCALES", "CLINVERSE_SYNTHEA_REFERENCE_DATE", "CLINVERSE_DUCKDB_MEMORY")]
 
 
 @pytest.mark.parametrize("setting", NUMERIC, ids=[s.env for s in NUMERIC])

@@ -7,10 +7,10 @@ through :func:`case_stays`, so they agree on the stay.
 
 from __future__ import annotations
 
-import duckdb
 import polars as pl
 
 from pipelines.warehouse import Warehouse
+from sql import connect
 
 COLUMNS = {"case_id": pl.Utf8, "stay_id": pl.Int64, "intime": pl.Datetime("us"), "outtime": pl.Datetime("us")}
 
@@ -20,6 +20,6 @@ def case_stays(warehouse: Warehouse, cases: pl.DataFrame) -> pl.DataFrame:
     that came through the ED; empty when ``ed_edstays`` is not staged."""
     if not warehouse.exists("ed_edstays") or cases.is_empty():
         return pl.DataFrame(schema=COLUMNS)
-    with duckdb.connect() as con:
+    with connect() as con:
         con.register("cases", cases.select("case_id", "subject_id", "hadm_id", "admittime"))
         return con.sql(warehouse.sql("ed_case_stays", edstays="ed_edstays")).pl().cast(COLUMNS)

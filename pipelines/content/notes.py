@@ -22,7 +22,6 @@ import math
 import time
 from collections.abc import Iterator
 
-import duckdb
 import polars as pl
 
 from pipelines import icd
@@ -30,7 +29,7 @@ from pipelines.content.partitions import Written, write_batches, write_empty, wr
 from pipelines.notes.tables import REMOVAL_COLUMNS, SECTIONS_SCHEMA, NoteWork
 from pipelines.warehouse import Warehouse
 from pipelines.workers import ordered_map
-from sql import load
+from sql import connect, load
 
 NOTES_PER_BATCH = 2000
 MIN_NOTES_PER_BATCH = 200  # below it a batch's fixed cost (a task, a file) outweighs its notes
@@ -87,7 +86,7 @@ def _exams_task(sections: pl.DataFrame, links: pl.DataFrame,
 
 def note_cases(warehouse: Warehouse) -> pl.DataFrame:
     """note_id -> case_id with the case's diagnosis (what note_units / findings scrub against)."""
-    with duckdb.connect() as con:
+    with connect() as con:
         notes = con.sql(load("content_note_cases").format(
             skeleton=warehouse.table_glob("case_skeleton"), provenance=warehouse.table_glob("case_provenance"),
             notes=_notes_union(warehouse),
@@ -119,7 +118,7 @@ def notes_per_batch(notes: int, workers: int) -> int:
 
 def _note_batches(warehouse: Warehouse, links: pl.DataFrame, workers: int) -> Iterator[pl.DataFrame]:
     query = load("content_case_notes").format(notes=_notes_union(warehouse))
-    with duckdb.connect() as con:
+    with connect() as con:
         con.register("note_ids", links.select("note_id"))
         for batch in con.sql(query).to_arrow_reader(notes_per_batch(links.height, workers)):
             frame = pl.from_arrow(batch)

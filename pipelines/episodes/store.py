@@ -12,9 +12,10 @@ is too small to compare doctors on (pipelines/episodes/crossval.py).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import starmap
 from pathlib import Path
 
 import polars as pl
@@ -77,8 +78,8 @@ class CaseStore:
 
     @classmethod
     def from_warehouse(cls, warehouse: Warehouse) -> CaseStore:
-        return cls({table: warehouse.read(table) for table in (*TABLES, *OPTIONAL_TABLES)
-                    if table in TABLES or warehouse.exists(table)})
+        return cls({table: warehouse.scan(table).select(_READ.get(table, pl.all())).collect()
+                    for table in (*TABLES, *OPTIONAL_TABLES) if table in TABLES or warehouse.exists(table)})
 
     def case_ids(self, split: str | None = None) -> list[str]:
         cases = self.cases if split is None else self.cases.filter(pl.col("split") == split)
@@ -147,18 +148,24 @@ class CaseStore:
         return {row["case_id"]: row for row in self.cases.iter_rows(named=True)}
 
     @cached_property
-    def _units(self) -> dict[str, list[dict]]:
-        return _grouped(self._frames["information_units"].sort("case_id", "ordinal"))
+    def _units(self) -> _ByCase:
+        return _ByCase.of(self._frames["information_units"], UNIT_COLUMNS, ("ordinal",))
 
     @cached_property
-    def _exams(self) -> dict[str, list[dict]]:
+    def _exams(self) -> _ByCase:
         # Repeated measurements: earliest first, the value the laboratory physician reports.
-        return _grouped(self._frames["exam_results"].sort("case_id", "exam_name", "offset_hours", nulls_last=True,
-                                                          maintain_order=True))
+        return _ByCase.of(self._frames["exam_results"], EXAM_COLUMNS, ("exam_name", "offset_hours"))
 
     @cached_property
     def _profiles(self) -> dict[str, dict]:
         return {row["case_id"]: row for row in self._frames["profiles"].iter_rows(named=True)}
+
+    def each_case(self, case_ids: Iterable[str]) -> Iterator[EpisodeCase]:
+        """The cases of ``case_ids``, each built as it is reached and not kept (:meth:`case` keeps
+        them, for the episodes that replay a case): a cohort-wide pass holds one case at a time, not
+        the views of every case of the cohort."""
+        for case_id in case_ids:
+            yield self._built.get(case_id) or self._case(case_id)
 
     def case(self, case_id: str) -> EpisodeCase:
         if case_id not in self._built:
@@ -182,13 +189,10 @@ class CaseStore:
         )
 
     def _exam_view(self, case_id: str) -> ExamView:
-        return ExamView(case_id, tuple(_exam(r) for r in self._exams.get(case_id, [])), self.catalog)
+        return ExamView(case_id, tuple(starmap(ExamResult, self._exams.rows(case_id))), self.catalog)
 
     def _patient_view(self, case_id: str) -> PatientView:
-        units = tuple(
-            Unit(r["unit_id"], r["ordinal"], r["category"], r["text"], r["negated"], r["importance"], r["disclosed"])
-            for r in self._units.get(case_id, [])
-        )
+        units = tuple(starmap(Unit, self._units.rows(case_id)))
         p = self._profiles.get(case_id)
         if p is None:
             raise KeyError(f"case {case_id!r} has no profile")
@@ -197,16 +201,36 @@ class CaseStore:
         return PatientView(case_id, units, profile)
 
 
-def _grouped(frame: pl.DataFrame) -> dict[str, list[dict]]:
-    out: dict[str, list[dict]] = {}
-    for row in frame.iter_rows(named=True):
-        out.setdefault(row["case_id"], []).append(row)
-    return out
+# The columns a view is built from, in the order of its fields (Unit, ExamResult).
+UNIT_COLUMNS = ("unit_id", "ordinal", "category", "text", "negated", "importance", "disclosed")
+EXAM_COLUMNS = ("exam_name", "kind", "value_num", "value_text", "unit", "ref_low", "ref_high", "abnormal", "origin")
+
+# What the store reads of the per-case tables; their other columns stay on disk.
+_READ = {"information_units": ["case_id", *UNIT_COLUMNS], "exam_results": ["case_id", "offset_hours", *EXAM_COLUMNS]}
 
 
-def _exam(row: dict) -> ExamResult:
-    return ExamResult(row["exam_name"], row["kind"], row["value_num"], row["value_text"], row["unit"],
-                      row["ref_low"], row["ref_high"], row["abnormal"], row["origin"])
+@dataclass(frozen=True)
+class _ByCase:
+    """A per-case table kept columnar: its rows in case order, only the columns a view reads, and
+    where each case's rows start and how many there are. A case's rows are read when its view is
+    built; grouping every row into Python objects up front held about twelve times the table's size
+    for the whole of a cohort-wide step."""
+
+    frame: pl.DataFrame
+    spans: dict[str, tuple[int, int]]
+
+    @classmethod
+    def of(cls, frame: pl.DataFrame, columns: tuple[str, ...], order: tuple[str, ...]) -> _ByCase:
+        """``frame``'s ``columns``, by case and then ``order`` (nulls last, ties in table order)."""
+        keys = ["case_id", *order]
+        frame = (frame.select(*dict.fromkeys([*keys, *columns]))
+                 .sort(keys, nulls_last=True, maintain_order=True).with_row_index("_start"))
+        spans = frame.group_by("case_id", maintain_order=True).agg(pl.col("_start").first(), pl.len())
+        return cls(frame.select(columns), {case: (start, n) for case, start, n in spans.iter_rows()})
+
+    def rows(self, case_id: str) -> list[tuple]:
+        start, n = self.spans.get(case_id, (0, 0))
+        return self.frame.slice(start, n).rows()
 
 
 def _manager_view(row: dict) -> ManagerView:

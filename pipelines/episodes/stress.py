@@ -53,8 +53,8 @@ def stress_test(source: CaseStore | Warehouse, cases: Sequence[str] | None = Non
         return pl.concat(list(ordered_map(_stress_part, tasks, workers)))
     vocabulary = backends(store).vocabulary
     rows = []
-    for case_id in ids:
-        case = store.case(case_id)
+    for case in store.each_case(ids):
+        case_id = case.case_id
         screen = BoundaryScreen(case.manager, case.exams)
         for configuration in CONFIGURATIONS:
             case_seed = episode_seed(seed, case_id)

@@ -25,7 +25,7 @@ def require_view[V](view: object, kind: type[V], role: str) -> V:
 # ------------------------------------------------------------------------------------ patient
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a cohort-wide step holds every case's units and results
 class Unit:
     unit_id: str
     ordinal: int
@@ -81,7 +81,7 @@ class PatientView:
 # --------------------------------------------------------------------------------------- exam
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ExamResult:
     exam_name: str
     kind: str

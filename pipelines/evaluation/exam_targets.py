@@ -33,9 +33,11 @@ def _abnormal(case: EpisodeCase) -> set[str]:
 
 def exam_weights(store: CaseStore, min_support: int) -> dict[str, float]:
     """Informative exams -> their weight (adjusted mutual information with the block, train split)."""
-    train = [c for c in (store.case(i) for i in store.case_ids("train")) if c.manager.primary_icd10_block]
-    blocks = [c.manager.primary_icd10_block for c in train]
-    abnormal = [_abnormal(c) for c in train]
+    blocks, abnormal = [], []
+    for case in store.each_case(store.case_ids("train")):
+        if case.manager.primary_icd10_block:
+            blocks.append(case.manager.primary_icd10_block)
+            abnormal.append(_abnormal(case))
     weights = {}
     for name in sorted(set().union(*abnormal)):
         flags = [name in found for found in abnormal]
@@ -48,11 +50,13 @@ def exam_weights(store: CaseStore, min_support: int) -> dict[str, float]:
 
 def case_exam_targets(store: CaseStore, weights: dict[str, float]) -> pl.DataFrame:
     """``case_exam_targets``: each case's recorded informative exams, ranked (module docstring)."""
-    rows = []
-    for case_id in store.case_ids():
-        results = store.case(case_id).exams.by_name
-        matter = [(not bool(r.abnormal), -weights[name], name) for name, r in results.items()
+    rows = []  # tuples, not dicts: a row per case and exam of the whole cohort
+    for case in store.each_case(store.case_ids()):
+        matter = [(not bool(r.abnormal), -weights[name], name) for name, r in case.exams.by_name.items()
                   if name in weights and r.origin == "recorded"]
-        rows += [{"case_id": case_id, "rank": rank, "exam_name": name, "abnormal": not normal, "weight": -weight}
+        rows += [(case.case_id, rank, name, not normal, -weight)
                  for rank, (normal, weight, name) in enumerate(sorted(matter), 1)]
-    return schemas.conform("case_exam_targets", pl.DataFrame(rows, schema=schemas.empty("case_exam_targets").schema))
+    schema = schemas.empty("case_exam_targets").schema
+    columns = ("case_id", "rank", "exam_name", "abnormal", "weight")
+    return schemas.conform("case_exam_targets",
+                           pl.DataFrame(rows, schema={c: schema[c] for c in columns}, orient="row"))

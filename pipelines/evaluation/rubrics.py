@@ -105,8 +105,8 @@ def case_rubrics(store: CaseStore, targets: pl.DataFrame, medqa_rubric: pl.DataF
     abnormal = grouped(targets.filter(pl.col("abnormal")).sort("case_id", "rank"))
     medqa, drugs = grouped(medqa_rubric), grouped(prescriptions)
     rows = []
-    for case_id in store.case_ids():
-        case = store.case(case_id)
+    for case in store.each_case(store.case_ids()):
+        case_id = case.case_id
         evidence = evidence_points(case, [r["exam_name"] for r in abnormal.get(case_id, [])], medqa.get(case_id, []),
                                    params)
         management = management_points(case, drugs.get(case_id, []), words, params)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from functools import cache
 
-import duckdb
 import polars as pl
 
 from pipelines.content.ed_stays import case_stays
@@ -25,6 +24,7 @@ from pipelines.exams.mimic import case_windows
 from pipelines.exams.vocabulary import exams
 from pipelines.exams.window import ExamWindow
 from pipelines.warehouse import Warehouse
+from sql import connect
 
 VITALS_FILE = "ed_vitals.csv"
 PARTITION = "mimic_ed_vitals"
@@ -58,7 +58,7 @@ def vital_columns() -> pl.DataFrame:
 
 def write_vitals(warehouse: Warehouse, cases: pl.DataFrame, window: ExamWindow = ExamWindow()) -> Written:
     """exam_candidates partition :data:`PARTITION` and rejects partition :data:`REJECTS_PARTITION`."""
-    with duckdb.connect() as con:
+    with connect() as con:
         con.register("cases", case_windows(warehouse, cases, window))
         con.register("ed_stays", case_stays(warehouse, cases))
         con.register("vital_columns", vital_columns())

@@ -38,6 +38,7 @@ from pipelines.exams.monitoring import STARTS_SCHEMA, treatment_starts
 from pipelines.exams.procedures import lab_name, micro_specimens
 from pipelines.exams.window import ExamWindow
 from pipelines.warehouse import Warehouse
+from sql import connect
 
 BLOOD = "blood"
 COMMENTS_FILE = "lab_comments.csv"
@@ -94,7 +95,7 @@ def case_windows(warehouse: Warehouse, cases: pl.DataFrame, window: ExamWindow) 
 
 def _connect(warehouse: Warehouse, cases: pl.DataFrame, window: ExamWindow,
              registered: dict[str, pl.DataFrame]) -> duckdb.DuckDBPyConnection:
-    con = duckdb.connect()
+    con = connect()
     con.register("cases", case_windows(warehouse, cases, window))
     for name, frame in registered.items():
         con.register(name, frame)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import duckdb
 import polars as pl
 
 import schemas
@@ -21,7 +20,7 @@ from pipelines.content import producers
 from pipelines.content.leakage_guard import CaseTerms, scrub_pairs
 from pipelines.exams.catalog import alias_table, canonical_names, catalog
 from pipelines.warehouse import PARTITION_OF_PATH, Warehouse
-from sql import load
+from sql import connect, load
 
 # Producer order breaks ties between equally early results (pipelines/content/producers.py:
 # structured before text-derived).
@@ -39,7 +38,7 @@ class Published:
 
 def publish(warehouse: Warehouse, terms: CaseTerms) -> Published:
     candidates = warehouse.table_glob("exam_candidates")
-    with duckdb.connect() as con:
+    with connect() as con:
         proposals = con.sql(f"SELECT DISTINCT exam_name, kind FROM read_parquet('{candidates}')").pl()
         con.register("names", canonical_names(proposals))
         con.register("partition_order", pl.DataFrame({"partition": PARTITION_ORDER,

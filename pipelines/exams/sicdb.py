@@ -9,12 +9,12 @@ first value per laboratory id (sql/exams_sicdb_labs.sql). SICdb ships no referen
 
 from __future__ import annotations
 
-import duckdb
 import polars as pl
 
 from pipelines.content.partitions import Written, write_query
 from pipelines.exams.catalog import is_exam
 from pipelines.warehouse import Warehouse
+from sql import connect
 
 
 def lab_names(d_references: pl.DataFrame) -> pl.DataFrame:
@@ -38,7 +38,7 @@ def lab_names(d_references: pl.DataFrame) -> pl.DataFrame:
 
 def write_labs(warehouse: Warehouse, cases: pl.DataFrame) -> Written:
     query = warehouse.sql("exams_sicdb_labs", laboratory="sicdb_laboratory")
-    with duckdb.connect() as con:
+    with connect() as con:
         con.register("cases", cases.select("case_id", "sicdb_case_id"))
         con.register("lab_names", lab_names(warehouse.read("sicdb_d_references")))
         return write_query(warehouse, "exam_candidates", con, query, "sicdb_labs")

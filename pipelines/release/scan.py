@@ -30,6 +30,7 @@ import schemas
 from pipelines.release.identifiers import IdentifierRules, identifier_rules
 from pipelines.warehouse import Warehouse
 from schemas.staging import describe
+from sql import connect
 
 INTEGER_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
                  "UBIGINT", "UHUGEINT"}
@@ -77,7 +78,7 @@ class IdentifierIndex:
     @contextmanager
     def of(cls, warehouse: Warehouse, rules: IdentifierRules | None = None) -> Iterator[IdentifierIndex]:
         rules = rules or identifier_rules()
-        with duckdb.connect() as con:
+        with connect() as con:
             index = cls(con, rules)
             index._collect(warehouse)
             yield index

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import duckdb
 
 from pipelines.warehouse import Warehouse
 from schemas.staging import column_problems, describe
+from sql import connect
 
 @dataclass(frozen=True)
 class CheckOutcome:
@@ -24,7 +24,7 @@ def check_staging(warehouse: Warehouse, table: str, columns: dict[str, str], key
     if not warehouse.exists(table):
         return CheckOutcome(False, [f"table {table} was not written"], {})
     glob = warehouse.table_glob(table)
-    with duckdb.connect() as con:
+    with connect() as con:
         described = describe(con, glob)
         problems = column_problems(described, columns)
         null_keys = {}

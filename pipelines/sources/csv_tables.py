@@ -21,6 +21,7 @@ import schemas
 from pipelines.sources.errors import SourceError, hint, named
 from pipelines.warehouse import Warehouse
 from schemas.staging import SourceTable
+from sql import connect
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +97,7 @@ def stage_csv(spec: SourceTable, source_dir: Path | None, warehouse: Warehouse) 
         log.info("%s skipped: %s", spec.table, reason)
         # An empty table with the spec's columns keeps downstream SQL uniform.
         empty = "SELECT " + ", ".join(f'CAST(NULL AS {t}) AS "{n}"' for n, t in spec.columns.items()) + " LIMIT 0"
-        with duckdb.connect() as con:
+        with connect() as con:
             warehouse.write_query(spec.table, con, empty)
         return StageResult(spec.table, None, 0, _rejects_frame([]), skipped=reason)
     header = read_header(path, spec, first)
@@ -107,7 +108,7 @@ def stage_csv(spec: SourceTable, source_dir: Path | None, warehouse: Warehouse) 
         f"escape='\"', columns={columns_sql}, "
         f"store_rejects=true, rejects_table='rejected_rows', rejects_scan='rejected_scans')"
     )
-    with duckdb.connect() as con:
+    with connect() as con:
         try:
             rows = warehouse.write_query(spec.table, con, reader)
         except duckdb.Error as exc:

@@ -48,7 +48,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-import duckdb
 import polars as pl
 
 import schemas
@@ -57,6 +56,7 @@ from pipelines.units.candidates import finish
 from pipelines.units.coded import demographic_units, diagnosis_units, superseded, unit_rows
 from pipelines.units.medications import medication_units, prior_discharge_units
 from pipelines.warehouse import Warehouse
+from sql import connect
 
 MEASUREMENTS = (("blood pressure", "blood pressure"), ("weight", "weight"), ("bmi", "BMI"), ("height", "height"))
 UNKNOWN_VALUES = ("?", "UNKNOWN", "UNABLE TO OBTAIN", "")
@@ -141,7 +141,7 @@ def prior_measurements(warehouse: Warehouse, cases: pl.DataFrame) -> PriorMeasur
     """The omr readings before each case's admission day (``cases``: case_id, subject_id, admittime)."""
     if not warehouse.exists("mimic_omr"):
         return PriorMeasurements(pl.DataFrame(), schemas.empty("rejects"))
-    with duckdb.connect() as con:
+    with connect() as con:
         # Everything before the admission day: a window from the first day to that day's midnight.
         con.register("cases", cases.select("case_id", "subject_id", pl.lit(datetime.min).alias("window_start"),
                                            pl.col("admittime").dt.truncate("1d").alias("window_end")))
@@ -161,7 +161,7 @@ def diagnosis_history(warehouse: Warehouse, cases: pl.DataFrame) -> DiagnosisHis
     (pipelines.units.coded.diagnosis_units). A condition known from an earlier stay is not repeated
     from this one; of conditions a patient has only one of (type 1 or type 2 diabetes), the latest
     coding is told and the others are rejects (pipelines.units.coded.superseded)."""
-    with duckdb.connect() as con:
+    with connect() as con:
         con.register("cases", cases.select("case_id", "subject_id", "hadm_id", "admittime"))
         prior = con.sql(warehouse.sql("units_mimic_prior_diagnoses", **TABLES)).pl()
         current = con.sql(warehouse.sql("units_mimic_current_diagnoses", **TABLES)).pl()
@@ -194,7 +194,7 @@ def structured_units(warehouse: Warehouse, cases: pl.DataFrame, home_medications
     replaces the prior discharge's prescriptions of the cases it has. ``measurements``: the cases'
     :func:`prior_measurements`, and ``history`` their :func:`diagnosis_history`, when the caller
     also writes their rejects."""
-    with duckdb.connect() as con:
+    with connect() as con:
         con.register("cases", cases.select("case_id", "subject_id", "hadm_id", "admittime"))
         admissions = con.sql(warehouse.sql("units_mimic_prior_admissions", **TABLES)).pl()
         meds = (con.sql(warehouse.sql("units_mimic_prior_medications", prescriptions="mimic_prescriptions",

@@ -12,13 +12,13 @@
 
 from __future__ import annotations
 
-import duckdb
 import polars as pl
 
 from pipelines import icd
 from pipelines.units.candidates import finish
 from pipelines.units.coded import demographic_units, diagnosis_units, unit_rows
 from pipelines.warehouse import Warehouse
+from sql import connect
 
 
 def measurement_units(cases: pl.DataFrame) -> pl.DataFrame:
@@ -60,7 +60,7 @@ def prior_stay_units(prior: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
 
 def structured_units(warehouse: Warehouse, cases: pl.DataFrame) -> pl.DataFrame:
     """unit_candidates partition ``sicdb_structured`` for ``cases`` (pipelines.content.case_keys.sicdb_cases)."""
-    with duckdb.connect() as con:
+    with connect() as con:
         con.register("cases", cases.select("case_id", "sicdb_case_id", "sicdb_patient_id", "offset_after_first_admission"))
         prior = con.sql(warehouse.sql("units_sicdb_prior_stays", sicdb_cases="sicdb_cases")).pl()
     parts = [demographic_units(cases), admission_units(cases), prior_stay_units(prior, cases), measurement_units(cases)]

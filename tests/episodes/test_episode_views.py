@@ -78,3 +78,22 @@ def test_acceptable_codes_and_repeated_results_when_the_warehouse_has_them():
     assert Judge(case.manager).reward(final) == 1.0  # an acceptable code's block counts
     assert [r.value_text for r in case.exams.results if r.exam_name == "Sodium"] == ["131", "140"]
     assert case.exams.by_name["Sodium"].value_text == "131"  # the earliest measurement is reported
+
+
+def test_a_cohort_pass_builds_each_case_as_the_store_does_and_keeps_none():
+    tables = frames()
+    passing, replaying = CaseStore(tables), CaseStore(tables)
+    ids = passing.case_ids()
+    assert [c.case_id for c in passing.each_case(ids)] == ids
+    assert list(passing.each_case(ids)) == [replaying.case(i) for i in ids]  # the same views, unit for unit
+    assert not passing._built  # nothing kept: a cohort-wide step holds one case at a time
+    assert replaying.case(ids[0]) is replaying.case(ids[0])  # case() keeps them, for the episodes that replay
+
+
+def test_a_case_without_units_or_results_has_empty_views():
+    tables = frames()
+    bare = case_id("01")
+    tables["information_units"] = tables["information_units"].filter(pl.col("case_id") != bare)
+    tables["exam_results"] = tables["exam_results"].filter(pl.col("case_id") != bare)
+    case = CaseStore(tables).case(bare)
+    assert case.patient.units == () and case.exams.results == ()
