@@ -111,9 +111,13 @@ STRUCTURED_STEPS = ("case_skeleton", "unit_candidates_mimic_structured", "exam_c
                     "exam_candidates_mimic_vitals", "exam_candidates_mimic_microbiology", "presentations_mimic_iv")
 NOTE_STEPS = ("note_sections", "unit_candidates_mimic_notes", "exam_candidates_mimic_notes")
 LAB_STEPS = ("mimic_labevents", "exam_candidates_mimic_labs")  # their work grows with lab rows
-# The full MIMIC-IV the projection is for (MIMIC-IV 2.2 / MIMIC-IV-Note 2.2).
+# The full MIMIC-IV the projection is for (MIMIC-IV 2.2 / MIMIC-IV-Note 2.2), built beside the full
+# MedQA US (10,178 + 1,272 + 1,273 questions) and SICdb 1.0.4 (27,386 admissions).
 FULL_MIMIC = {"admissions": 430_000, "lab_rows": 118_000_000, "discharge_notes": 330_000,
-              "radiology_reports": 2_300_000}
+              "radiology_reports": 2_300_000, "medqa_questions": 12_723, "sicdb_admissions": 27_386}
+# Steps named after another source grow with that source, not with MIMIC-IV: the generated demo has
+# a MedQA question and a SICdb admission per four MIMIC-IV admissions, the real sources do not grow.
+SOURCE_UNITS = {"medqa": "medqa_questions", "sicdb": "sicdb_admissions"}
 
 
 def bare_scan_seconds(sources: Path) -> float:
@@ -217,6 +221,8 @@ def run_scale(admissions: int, workdir: Path, synthea: Path) -> tuple[dict, dict
                      if name.startswith(STRUCTURED_PREFIX) or name in STRUCTURED_STEPS)
     row = {
         "admissions": admissions,
+        "medqa_questions": sum(1 for f in (sources / "medqa").glob("*.jsonl") for line in f.open() if line.strip()),
+        "sicdb_admissions": _csv_rows(sources / "sicdb" / "cases.csv.gz"),
         "curation_s": round(child["seconds"], 3),
         "scan_s": round(scan, 3),
         "ratio": round(child["seconds"] / scan, 2),
@@ -230,6 +236,11 @@ def run_scale(admissions: int, workdir: Path, synthea: Path) -> tuple[dict, dict
         "note_nlp": note_work(child),
     }
     return row, steps
+
+
+def _csv_rows(path: Path) -> int:
+    with duckdb.connect() as con:
+        return con.execute(f"SELECT count(*) FROM read_csv('{path}')").fetchone()[0]
 
 
 def multiprocess_speedup(row: dict, workdir: Path, synthea: Path, cores: int) -> dict:
@@ -277,7 +288,8 @@ def projection(rows: list[dict], assets: dict[str, dict[str, dict]], cores: int)
     note steps by their notes (CPU seconds per note of the largest scale, spread over ``cores`` worker
     processes as the build spreads them); the lab steps by lab rows and every other step by admissions,
     each at the slope between the two largest scales (which leaves per-step fixed costs out) or, with
-    one scale, at its seconds per row or admission (fixed costs counted per unit: an upper bound). The
+    one scale, at its seconds per row or admission (fixed costs counted per unit: an upper bound); the
+    steps of MedQA and SICdb likewise by their questions and admissions (:data:`SOURCE_UNITS`). The
     Synthea pool is a one-off per stratum (``synthea_pool_s``) and is left out."""
     last = rows[-1]
     notes = last["note_nlp"]
@@ -295,6 +307,7 @@ def projection(rows: list[dict], assets: dict[str, dict[str, dict]], cores: int)
         "note_exams_s": (FULL_MIMIC["discharge_notes"] + FULL_MIMIC["radiology_reports"]) * note_rate["exams"] / cores,
         "lab_rows_s": FULL_MIMIC["lab_rows"] * lab_rate,
         "admissions_s": FULL_MIMIC["admissions"] * admission_rate,
+        **{f"{source}_s": FULL_MIMIC[unit] * _source_rate(rows, assets, source) for source, unit in SOURCE_UNITS.items()},
     }
     return {"minutes": round(sum(parts.values()) / 60, 1), "note_workers": cores, "from_admissions": last["admissions"],
             "rates": "slope" if len(rows) > 1 else "upper_bound",
@@ -314,9 +327,22 @@ def _seconds(steps: dict[str, dict], names: tuple[str, ...]) -> float:
 
 
 def _other_seconds(steps: dict[str, dict]) -> float:
-    """Seconds of the steps that grow with admissions: neither note nor lab steps, nor the Synthea pool."""
+    """Seconds of the steps that grow with admissions: neither note nor lab steps, nor another source's
+    steps, nor the Synthea pool."""
     left_out = {*NOTE_STEPS, *LAB_STEPS, "synthea_pool"}
-    return sum(s["seconds"] for name, s in steps.items() if name not in left_out)
+    return sum(s["seconds"] for name, s in steps.items() if name not in left_out and _source(name) is None)
+
+
+def _source_rate(rows: list[dict], assets: dict[str, dict[str, dict]], source: str) -> float:
+    """Seconds per unit of ``source`` (its questions or admissions) of the steps named after it."""
+    return _rate(rows, lambda r: sum(s["seconds"] for name, s in assets[str(r["admissions"])].items()
+                                     if _source(name) == source),
+                 lambda r: r[SOURCE_UNITS[source]])
+
+
+def _source(step: str) -> str | None:
+    """The source (a key of :data:`SOURCE_UNITS`) a step is named after, if any."""
+    return next((source for source in SOURCE_UNITS if source in step), None)
 
 
 def episode_throughput(home: Path, doctor: str = "retrieval", seeds: int = 3) -> dict:

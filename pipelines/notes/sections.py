@@ -110,6 +110,52 @@ def build_nlp() -> Language:
     return nlp
 
 
+NEGATING = ("FORWARD", "BACKWARD", "BIDIRECTIONAL")  # directions of a rule that modifies (not TERMINATE, PSEUDO)
+_REQUIRED = (None, "+")  # token-pattern operators under which the token must be in a match
+
+
+def may_negate(nlp: Language, doc: Doc) -> bool:
+    """False when no negation rule of the pipeline's ConText can match in ``doc``: every rule's
+    match needs one word of each of its required tokens (:func:`_negation_words`), and a doc that
+    lacks them has no negated entity, so the caller skips ConText (most of the note NLP's cost) with
+    the same result. In MIMIC-style sections about seven in ten docs lack them."""
+    rules = _negation_words(nlp)
+    if rules is None:
+        return True
+    words = {token.lower_ for token in doc}
+    return any(all(choices & words for choices in rule) for rule in rules)
+
+
+@cache
+def _negation_words(nlp: Language) -> tuple[tuple[frozenset[str], ...], ...] | None:
+    """Per NEGATED_EXISTENCE rule of ``nlp``'s ConText that modifies, the lower-case words of each
+    token its match must hold: a literal's tokens (ConText matches literals on LOWER); a token
+    pattern's required tokens given by LOWER, TEXT or ORTH as a word or an IN list. None when a rule
+    gives no such token (a regex, say): then any doc may be negated."""
+    rules = []
+    for rule in nlp.get_pipe(CONTEXT).rules:
+        if rule.category != "NEGATED_EXISTENCE" or rule.direction not in NEGATING:
+            continue
+        if rule.pattern is None:
+            needed = [frozenset([t.lower_]) for t in nlp.make_doc(rule.literal) if not t.is_space]
+        elif isinstance(rule.pattern, str):
+            return None
+        else:
+            needed = []
+            for spec in rule.pattern:
+                value = next((spec[k] for k in ("LOWER", "TEXT", "ORTH") if k in spec), None)
+                if spec.get("OP") not in _REQUIRED or value is None:
+                    continue
+                if isinstance(value, str):
+                    needed.append(frozenset([value.lower()]))
+                elif isinstance(value, dict) and set(value) == {"IN"}:
+                    needed.append(frozenset(str(w).lower() for w in value["IN"]))
+        if not needed:
+            return None
+        rules.append(tuple(needed))
+    return tuple(rules)
+
+
 _RADIOLOGY_HEADER = re.compile(r"(?im)^[ \t]*(?:findings|impression)[ \t]*:")
 _DISCHARGE_HEADER = re.compile(
     r"(?im)^[ \t]*(?:history of present|chief complaint|___ complaint|brief hospital course|discharge diagnos)"

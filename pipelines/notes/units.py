@@ -48,7 +48,7 @@ from spacy.util import filter_spans
 from pipelines import ids
 from pipelines.leakage import Mention, diagnosis_terms, has_content, normalise, scrub
 from pipelines.notes.lexicon import CONTINUATION_WORDS, ENCOUNTER_REASONS, expand
-from pipelines.notes.sections import CONTEXT, ENCOUNTERS, HISTORY, LINE_BREAKS, SENTENCES, build_nlp
+from pipelines.notes.sections import CONTEXT, ENCOUNTERS, HISTORY, LINE_BREAKS, SENTENCES, build_nlp, may_negate
 from pipelines.notes.section_rules import PATIENT
 from pipelines.notes.tables import REMOVAL_COLUMNS
 
@@ -345,7 +345,8 @@ def note_units(
         facts = [f for f in found if f.encounter is None]
         spans = [doc.char_span(f.start, f.end, label="FACT", alignment_mode="expand") for f in facts]
         negated_at = {}
-        if any(f.negated is None and s is not None for f, s in zip(facts, spans)):  # else ConText decides nothing
+        # else ConText decides nothing: no fact is left to it, or no negation rule can match
+        if any(f.negated is None and s is not None for f, s in zip(facts, spans)) and may_negate(nlp, doc):
             doc.ents = filter_spans([s for s in spans if s is not None])
             negated_at = {(e.start_char, e.end_char): e._.is_negated for e in context(doc).ents}
         terms = diagnosis_terms(rec["diagnosis_name"], rec.get("acceptable_names"), rec.get("primary_icd10"),
