@@ -213,8 +213,8 @@ _READ = {"information_units": ["case_id", *UNIT_COLUMNS], "exam_results": ["case
 class _ByCase:
     """A per-case table kept columnar: its rows in case order, only the columns a view reads, and
     where each case's rows start and how many there are. A case's rows are read when its view is
-    built; grouping every row into Python objects up front held about twelve times the table's size
-    for the whole of a cohort-wide step."""
+    built: a dict per row, made up front, held about nine times the columns' size (400 MB for 43 MB
+    at 5,000 generated admissions) for the whole of a cohort-wide step."""
 
     frame: pl.DataFrame
     spans: dict[str, tuple[int, int]]
