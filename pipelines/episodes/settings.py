@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+from collections.abc import Iterable
 from dataclasses import asdict
 from functools import cache, cached_property
 from pathlib import Path
@@ -62,6 +63,11 @@ def _settled[T](backend: T) -> T:
     return backend
 
 
+def unit_vocabulary(texts: Iterable[str]) -> Vocabulary:
+    """The patients' vocabulary, fitted on the texts of every case's units (:meth:`CaseStore.unit_texts`)."""
+    return _settled(Vocabulary(texts))
+
+
 class Backends:
     """The offline backends a store's episodes share, built on first use (once per store)."""
 
@@ -70,7 +76,7 @@ class Backends:
 
     @cached_property
     def vocabulary(self) -> Vocabulary:
-        return _settled(Vocabulary(self.store.unit_texts()))
+        return unit_vocabulary(self.store.unit_texts())
 
     @cached_property
     def knowledge(self) -> TrainingKnowledge:

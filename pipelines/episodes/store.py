@@ -12,7 +12,7 @@ is too small to compare doctors on (pipelines/episodes/crossval.py).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import starmap
@@ -77,9 +77,22 @@ class CaseStore:
         return cls.from_warehouse(Warehouse(home))
 
     @classmethod
-    def from_warehouse(cls, warehouse: Warehouse) -> CaseStore:
-        return cls({table: warehouse.scan(table).select(_READ.get(table, pl.all())).collect()
-                    for table in (*TABLES, *OPTIONAL_TABLES) if table in TABLES or warehouse.exists(table)})
+    def from_warehouse(cls, warehouse: Warehouse, case_ids: Collection[str] | None = None) -> CaseStore:
+        """The warehouse's cases, or with ``case_ids`` only theirs (every per-case table's rows of
+        them: a worker's share of a cohort-wide step, which then holds no more than its share)."""
+        def read(table: str) -> pl.DataFrame:
+            frame = warehouse.scan(table).select(_READ.get(table, pl.all()))
+            if case_ids is not None and "case_id" in frame.collect_schema():
+                frame = frame.filter(pl.col("case_id").is_in(pl.Series(list(case_ids), dtype=pl.Utf8).implode()))
+            return frame.collect()
+
+        return cls({table: read(table) for table in (*TABLES, *OPTIONAL_TABLES)
+                    if table in TABLES or warehouse.exists(table)})
+
+    @staticmethod
+    def unit_texts_of(warehouse: Warehouse) -> list[str]:
+        """:meth:`unit_texts` of the whole warehouse's store, read without the rest of it."""
+        return warehouse.scan("information_units").select("text").collect()["text"].to_list()
 
     def case_ids(self, split: str | None = None) -> list[str]:
         cases = self.cases if split is None else self.cases.filter(pl.col("split") == split)

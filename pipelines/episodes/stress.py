@@ -20,16 +20,17 @@ import polars as pl
 import schemas
 from pipelines.datafiles import yaml_mapping
 from pipelines.episodes.patient import ObservablePatient, SingleLayerPatient
+from pipelines.episodes.retrieval import Vocabulary
 from pipelines.episodes.screen import BoundaryScreen
 from pipelines.episodes.self_check import SelfCheck, respond
-from pipelines.episodes.settings import DEFAULT_SEED, backends, episode_seed
+from pipelines.episodes.settings import DEFAULT_SEED, backends, episode_seed, unit_vocabulary
 from pipelines.episodes.store import CaseStore
 from pipelines.warehouse import Warehouse
 from pipelines.workers import ordered_map
 
 CONFIGURATIONS = ("single_layer", "single_layer+self_check", "dual_layer", "dual_layer+self_check")
-# Cases per task in worker processes: each worker reads the cases and fits the patients' vocabulary
-# once (a few seconds at 5,000 admissions), so a task must hold many cases to pay for it.
+# Cases per task in worker processes: each worker fits the patients' vocabulary once (a few seconds at
+# 5,000 admissions) and each task reads its cases' rows, so a task must hold many cases to pay for it.
 CASES_PER_TASK = 1000
 
 
@@ -39,19 +40,20 @@ def stress_queries() -> tuple[tuple[str, str], ...]:
 
 
 def stress_test(source: CaseStore | Warehouse, cases: Sequence[str] | None = None, seed: int = DEFAULT_SEED,
-                workers: int = 1) -> pl.DataFrame:
+                workers: int = 1, vocabulary: Vocabulary | None = None) -> pl.DataFrame:
     """``stress_test`` rows for ``cases`` (default: every case of the store), in case order. From a
     warehouse (the build's), runs of :data:`CASES_PER_TASK` cases go to ``workers`` processes
-    (:func:`pipelines.workers.ordered_map`), each reading the same warehouse: a case's rows depend on
-    the case, the seed and the vocabulary of every case, not on which process asks, so the rows are
-    the same whatever the count."""
+    (:func:`pipelines.workers.ordered_map`), each fitting the vocabulary of every case's units once
+    and reading only its tasks' cases, so a worker's memory does not grow with the cohort: a case's
+    rows depend on the case, the seed and that vocabulary (``vocabulary``; default: the store's),
+    not on which process asks, so the rows are the same whatever the count."""
     store = CaseStore.from_warehouse(source) if isinstance(source, Warehouse) else source
     ids = list(cases) if cases is not None else store.case_ids()
     if isinstance(source, Warehouse) and workers > 1 and len(ids) > CASES_PER_TASK:
         tasks = [(source.home, source.generation, ids[i : i + CASES_PER_TASK], seed)
                  for i in range(0, len(ids), CASES_PER_TASK)]
         return pl.concat(list(ordered_map(_stress_part, tasks, workers)))
-    vocabulary = backends(store).vocabulary
+    vocabulary = vocabulary or backends(store).vocabulary
     rows = []
     for case in store.each_case(ids):
         case_id = case.case_id
@@ -75,13 +77,14 @@ def _rows(rows: list[dict]) -> pl.DataFrame:
 
 
 def _stress_part(home: Path, generation: str | None, cases: list[str], seed: int) -> pl.DataFrame:
-    """One task of :func:`stress_test` in a worker process."""
-    return stress_test(_store(home, generation), cases, seed)
+    """One task of :func:`stress_test` in a worker process: its cases' rows of the warehouse."""
+    store = CaseStore.from_warehouse(Warehouse(home, generation), cases)
+    return stress_test(store, cases, seed, vocabulary=_vocabulary(home, generation))
 
 
-@lru_cache(maxsize=1)  # in a worker, whose tasks all read one warehouse: its cases and vocabulary once
-def _store(home: Path, generation: str | None) -> CaseStore:
-    return CaseStore.from_warehouse(Warehouse(home, generation))
+@lru_cache(maxsize=1)  # in a worker, whose tasks all read one warehouse: fitted once
+def _vocabulary(home: Path, generation: str | None) -> Vocabulary:
+    return unit_vocabulary(CaseStore.unit_texts_of(Warehouse(home, generation)))
 
 
 def stress_rates(frame: pl.DataFrame) -> pl.DataFrame:

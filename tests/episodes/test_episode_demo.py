@@ -7,6 +7,7 @@ import schemas
 from pipelines.episodes.controller import run_episodes
 from pipelines.episodes.judge import block_of
 from pipelines.episodes import stress
+from pipelines.episodes.store import CaseStore
 from pipelines.episodes.stress import stress_rates, stress_test
 from pipelines.warehouse import Warehouse
 
@@ -73,3 +74,13 @@ def test_the_stress_test_in_worker_processes_gives_the_rows_of_one_process(demo_
     monkeypatch.setattr(stress, "CASES_PER_TASK", 7)  # several tasks on the small demo
     in_workers = stress_test(Warehouse(demo_home), workers=2)
     assert in_workers.equals(stress_test(demo_store))
+
+
+def test_a_store_of_some_cases_holds_their_rows_only_and_builds_them_as_the_whole_store(demo_home, demo_store):
+    some = demo_store.case_ids()[::3]
+    share = CaseStore.from_warehouse(Warehouse(demo_home), some)
+    assert share.case_ids() == some
+    assert set(share.table("information_units")["case_id"]) <= set(some)
+    assert set(share.table("exam_results")["case_id"]) <= set(some)
+    assert list(share.each_case(some)) == list(demo_store.each_case(some))
+    assert CaseStore.unit_texts_of(Warehouse(demo_home)) == demo_store.unit_texts()  # the vocabulary's corpus
