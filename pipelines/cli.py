@@ -190,6 +190,7 @@ def _build(args: argparse.Namespace) -> int:
     from pipelines.warehouse import Warehouse, WarehouseError
 
     try:
+        config.duckdb_memory()  # read by every step's DuckDB connection: a bad value stops the build here
         values = _ensure_sources({**config.environment_values("build"), **_flag_values(args)}, args.admissions)
         clinverse = ClinverseResource.from_values(values)
         synthea = SyntheaResource.from_values(config.environment_values("synthea"))

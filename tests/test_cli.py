@@ -3,6 +3,7 @@ import json
 import os
 
 import polars as pl
+import pytest
 
 from pipelines.cli import main
 from pipelines.warehouse import Warehouse
@@ -24,11 +25,15 @@ def test_flags_go_into_the_resources_not_the_environment(tmp_path, monkeypatch):
     assert "CLINVERSE_MIMIC_IV_DIR" not in os.environ and "CLINVERSE_SEED" not in os.environ
 
 
-def test_a_setting_that_cannot_be_read_stops_the_build_naming_it(tmp_path, capsys, monkeypatch):
-    monkeypatch.setenv("CLINVERSE_SEED", "abc")
+@pytest.mark.parametrize(("name", "text", "said"), [
+    ("CLINVERSE_SEED", "abc", "CLINVERSE_SEED: cannot read 'abc'; write an integer, e.g. 0"),
+    ("CLINVERSE_DUCKDB_MEMORY", "lots", "CLINVERSE_DUCKDB_MEMORY: cannot read 'lots'; write an amount of memory"),
+])
+def test_a_setting_that_cannot_be_read_stops_the_build_naming_it(tmp_path, capsys, monkeypatch, name, text, said):
+    monkeypatch.setenv(name, text)
     assert main(["build", "--home", str(tmp_path)]) == 2
     err = " ".join(capsys.readouterr().err.split())
-    assert "CLINVERSE_SEED: cannot read 'abc'; write an integer, e.g. 0" in err
+    assert said in err
     assert not (tmp_path / "demo-sources").exists()  # nothing was generated
 
 

@@ -69,7 +69,7 @@ class CaseStore:
         if missing:
             raise KeyError(f"CaseStore needs the tables {missing}")
         self._frames = dict(frames)
-        self.cases = frames["cases"].sort("case_id")
+        self.cases = _in_case_order(frames["cases"])
         self._built: dict[str, EpisodeCase] = {}
 
     @classmethod
@@ -88,6 +88,11 @@ class CaseStore:
 
         return cls({table: read(table) for table in (*TABLES, *OPTIONAL_TABLES)
                     if table in TABLES or warehouse.exists(table)})
+
+    @staticmethod
+    def case_ids_of(warehouse: Warehouse) -> list[str]:
+        """:meth:`case_ids` of the whole warehouse's store, read without the rest of it."""
+        return _in_case_order(warehouse.scan("cases").select("case_id").collect())["case_id"].to_list()
 
     @staticmethod
     def unit_texts_of(warehouse: Warehouse) -> list[str]:
@@ -212,6 +217,10 @@ class CaseStore:
         profile = Profile(p["openness"], p["conscientiousness"], p["extraversion"], p["agreeableness"],
                           p["neuroticism"], SpeechStyle.from_json(p["speech_style"]))
         return PatientView(case_id, units, profile)
+
+
+def _in_case_order(cases: pl.DataFrame) -> pl.DataFrame:
+    return cases.sort("case_id")
 
 
 # The columns a view is built from, in the order of its fields (Unit, ExamResult).

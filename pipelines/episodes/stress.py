@@ -41,18 +41,19 @@ def stress_queries() -> tuple[tuple[str, str], ...]:
 
 def stress_test(source: CaseStore | Warehouse, cases: Sequence[str] | None = None, seed: int = DEFAULT_SEED,
                 workers: int = 1, vocabulary: Vocabulary | None = None) -> pl.DataFrame:
-    """``stress_test`` rows for ``cases`` (default: every case of the store), in case order. From a
-    warehouse (the build's), runs of :data:`CASES_PER_TASK` cases go to ``workers`` processes
-    (:func:`pipelines.workers.ordered_map`), each fitting the vocabulary of every case's units once
-    and reading only its tasks' cases, so a worker's memory does not grow with the cohort: a case's
-    rows depend on the case, the seed and that vocabulary (``vocabulary``; default: the store's),
-    not on which process asks, so the rows are the same whatever the count."""
-    store = CaseStore.from_warehouse(source) if isinstance(source, Warehouse) else source
+    """``stress_test`` rows for ``cases`` (default: every case), in case order. From a warehouse (the
+    build's), runs of :data:`CASES_PER_TASK` cases go to ``workers`` processes, or with one worker
+    run here (:func:`pipelines.workers.ordered_map`); a process fits the vocabulary of every case's
+    units once and reads only its runs' cases, so its memory does not grow with the cohort. A case's
+    rows depend on the case, the seed and that vocabulary (``vocabulary``; from a store, default:
+    the store's), not on which process asks, so the rows are the same whatever the count."""
+    if isinstance(source, Warehouse):
+        ids = list(cases) if cases is not None else CaseStore.case_ids_of(source)
+        tasks = ((source.home, source.generation, ids[i : i + CASES_PER_TASK], seed)
+                 for i in range(0, len(ids), CASES_PER_TASK))
+        return pl.concat([_rows([]), *ordered_map(_stress_part, tasks, workers)])
+    store = source
     ids = list(cases) if cases is not None else store.case_ids()
-    if isinstance(source, Warehouse) and workers > 1 and len(ids) > CASES_PER_TASK:
-        tasks = [(source.home, source.generation, ids[i : i + CASES_PER_TASK], seed)
-                 for i in range(0, len(ids), CASES_PER_TASK)]
-        return pl.concat(list(ordered_map(_stress_part, tasks, workers)))
     vocabulary = vocabulary or backends(store).vocabulary
     rows = []
     for case in store.each_case(ids):
@@ -77,12 +78,12 @@ def _rows(rows: list[dict]) -> pl.DataFrame:
 
 
 def _stress_part(home: Path, generation: str | None, cases: list[str], seed: int) -> pl.DataFrame:
-    """One task of :func:`stress_test` in a worker process: its cases' rows of the warehouse."""
+    """One run of cases of :func:`stress_test` (in a worker process, or here): their rows of the warehouse."""
     store = CaseStore.from_warehouse(Warehouse(home, generation), cases)
     return stress_test(store, cases, seed, vocabulary=_vocabulary(home, generation))
 
 
-@lru_cache(maxsize=1)  # in a worker, whose tasks all read one warehouse: fitted once
+@lru_cache(maxsize=1)  # a process's runs all read one warehouse: fitted once
 def _vocabulary(home: Path, generation: str | None) -> Vocabulary:
     return unit_vocabulary(CaseStore.unit_texts_of(Warehouse(home, generation)))
 

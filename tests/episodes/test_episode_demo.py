@@ -74,6 +74,7 @@ def test_the_stress_test_in_worker_processes_gives_the_rows_of_one_process(demo_
     monkeypatch.setattr(stress, "CASES_PER_TASK", 7)  # several tasks on the small demo
     in_workers = stress_test(Warehouse(demo_home), workers=2)
     assert in_workers.equals(stress_test(demo_store))
+    assert stress_test(Warehouse(demo_home)).equals(in_workers)  # the same runs of cases, one after another here
 
 
 def test_a_store_of_some_cases_holds_their_rows_only_and_builds_them_as_the_whole_store(demo_home, demo_store):
@@ -84,3 +85,4 @@ def test_a_store_of_some_cases_holds_their_rows_only_and_builds_them_as_the_whol
     assert set(share.table("exam_results")["case_id"]) <= set(some)
     assert list(share.each_case(some)) == list(demo_store.each_case(some))
     assert CaseStore.unit_texts_of(Warehouse(demo_home)) == demo_store.unit_texts()  # the vocabulary's corpus
+    assert CaseStore.case_ids_of(Warehouse(demo_home)) == demo_store.case_ids()
