@@ -81,7 +81,8 @@ EPISODE_REPEATS = 5  # episode-throughput measurements, each in its own process:
 # Runs one build in a child (arguments: home, sources, MedQA file, then any further `clinverse build` flags)
 # and reports its wall time, peak RSS, start-up and the runner's report of every step as JSON on the last
 # line. Peak RSS is the build process's own; ``peak_worker_rss_mb`` that of its largest worker process
-# (the note NLP's, ClinLab's and the stress test's, which the run has joined by the time it reports). `clinverse build` returns an exit code, so the child wraps the CLI's build function to keep the
+# (the note NLP's, ClinLab's and the stress test's, which the run has joined by the time it reports).
+# `clinverse build` returns an exit code, so the child wraps the CLI's build function to keep the
 # report of the very build the user runs.
 _CHILD = """
 import time
