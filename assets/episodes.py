@@ -124,7 +124,8 @@ def clinlab_eval(clinverse: ClinverseResource) -> dg.MaterializeResult:
 
     started = time.perf_counter()
     warehouse = clinverse.warehouse()
-    frame = evaluate_clinlab(CaseStore.from_warehouse(warehouse), workers=clinverse.settings().workers)
+    store = CaseStore.from_warehouse(warehouse, optional=("case_skeleton",))  # for the other candidates
+    frame = evaluate_clinlab(store, workers=clinverse.settings().workers)
     warehouse.write("clinlab_eval", frame)
     overall = {p: m for p, *m in frame.filter(frame["exam_name"] == "ALL").select(
         "predictor", "n", *LOWER_IS_BETTER, "anomaly_recall").iter_rows()}

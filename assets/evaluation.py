@@ -46,7 +46,7 @@ def case_references(clinverse: ClinverseResource):
 
     started = time.perf_counter()
     warehouse = clinverse.warehouse()
-    store = CaseStore.from_warehouse(warehouse)
+    store = CaseStore.from_warehouse(warehouse, optional=())  # not the scoring tables it writes
     medqa = warehouse.read("medqa_rubric") if warehouse.exists("medqa_rubric") else schemas.empty("medqa_rubric")
     targets, rubrics = build(store, medqa, _prescriptions(warehouse))
     warehouse.write("case_exam_targets", targets)

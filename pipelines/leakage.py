@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -149,6 +150,14 @@ def _starts(terms: tuple[str, ...]) -> tuple[tuple[str | None, ...], tuple[str, 
     if not all(s is None or s.isascii() for s in starts):
         return None
     return starts, tuple(sorted({s for s in starts if s is not None}))
+
+
+def mention_starts(terms: Sequence[str]) -> tuple[str, ...] | None:
+    """What an ASCII text holds, lower-cased, wherever :func:`find_mentions` finds one of ``terms`` in
+    it: one of these strings (a screen for many texts at once). None where there is no such screen
+    (a term starts beyond ASCII): any text may hold a mention."""
+    found = _starts(tuple(terms))
+    return None if found is None else found[1]
 
 
 @lru_cache(maxsize=8192)

@@ -77,17 +77,22 @@ class CaseStore:
         return cls.from_warehouse(Warehouse(home))
 
     @classmethod
-    def from_warehouse(cls, warehouse: Warehouse, case_ids: Collection[str] | None = None) -> CaseStore:
+    def from_warehouse(cls, warehouse: Warehouse, case_ids: Collection[str] | None = None,
+                       optional: Collection[str] = OPTIONAL_TABLES) -> CaseStore:
         """The warehouse's cases, or with ``case_ids`` only theirs (every per-case table's rows of
-        them: a worker's share of a cohort-wide step, which then holds no more than its share)."""
+        them: a worker's share of a cohort-wide step, which then holds no more than its share).
+        ``optional``: which of :data:`OPTIONAL_TABLES` to read where built (a step that needs none
+        of them, such as the stress test or the step that writes the scoring tables, reads none)."""
         def read(table: str) -> pl.DataFrame:
             frame = warehouse.scan(table).select(_READ.get(table, pl.all()))
             if case_ids is not None and "case_id" in frame.collect_schema():
                 frame = frame.filter(pl.col("case_id").is_in(pl.Series(list(case_ids), dtype=pl.Utf8).implode()))
             return frame.collect()
 
-        return cls({table: read(table) for table in (*TABLES, *OPTIONAL_TABLES)
-                    if table in TABLES or warehouse.exists(table)})
+        unknown = set(optional) - set(OPTIONAL_TABLES)
+        if unknown:
+            raise ValueError(f"not optional tables of a case store: {sorted(unknown)} (they are {OPTIONAL_TABLES})")
+        return cls({table: read(table) for table in (*TABLES, *optional) if table in TABLES or warehouse.exists(table)})
 
     @staticmethod
     def case_ids_of(warehouse: Warehouse) -> list[str]:

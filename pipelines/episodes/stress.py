@@ -79,7 +79,7 @@ def _rows(rows: list[dict]) -> pl.DataFrame:
 
 def _stress_part(home: Path, generation: str | None, cases: list[str], seed: int) -> pl.DataFrame:
     """One run of cases of :func:`stress_test` (in a worker process, or here): their rows of the warehouse."""
-    store = CaseStore.from_warehouse(Warehouse(home, generation), cases)
+    store = CaseStore.from_warehouse(Warehouse(home, generation), cases, optional=())
     return stress_test(store, cases, seed, vocabulary=_vocabulary(home, generation))
 
 

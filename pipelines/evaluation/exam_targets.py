@@ -48,14 +48,19 @@ def exam_weights(store: CaseStore, min_support: int) -> dict[str, float]:
     return weights
 
 
-def case_exam_targets(store: CaseStore, weights: dict[str, float]) -> pl.DataFrame:
-    """``case_exam_targets``: each case's recorded informative exams, ranked (module docstring)."""
-    rows = []  # tuples, not dicts: a row per case and exam of the whole cohort
-    for case in store.each_case(store.case_ids()):
-        matter = [(not bool(r.abnormal), -weights[name], name) for name, r in case.exams.by_name.items()
-                  if name in weights and r.origin == "recorded"]
-        rows += [(case.case_id, rank, name, not normal, -weight)
-                 for rank, (normal, weight, name) in enumerate(sorted(matter), 1)]
+Target = tuple[int, str, bool, float]  # rank, exam name, abnormal, weight
+
+
+def ranked_targets(case: EpisodeCase, weights: dict[str, float]) -> list[Target]:
+    """A case's recorded informative exams, ranked (module docstring, rule 2)."""
+    matter = [(not bool(r.abnormal), -weights[name], name) for name, r in case.exams.by_name.items()
+              if name in weights and r.origin == "recorded"]
+    return [(rank, name, not normal, -weight) for rank, (normal, weight, name) in enumerate(sorted(matter), 1)]
+
+
+def targets_frame(rows: list[tuple[str, int, str, bool, float]]) -> pl.DataFrame:
+    """``case_exam_targets`` from ``(case_id, *target)`` rows: tuples, not dicts, for a row per case and
+    exam of the whole cohort."""
     schema = schemas.empty("case_exam_targets").schema
     columns = ("case_id", "rank", "exam_name", "abnormal", "weight")
     return schemas.conform("case_exam_targets",

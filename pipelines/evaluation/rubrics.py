@@ -24,17 +24,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import timedelta
+from functools import lru_cache
 
 import polars as pl
 
 import schemas
 from pipelines.episodes.store import CaseStore, EpisodeCase
 from pipelines.episodes.views import ExamResult
-from pipelines.evaluation.exam_targets import case_exam_targets, exam_weights
+from pipelines.evaluation.exam_targets import exam_weights, ranked_targets, targets_frame
 from pipelines.evaluation.params import RubricParams, rubric_params
 from pipelines.evaluation.reference import grouped
 from pipelines.evaluation.text import Words, fold, judge_words
-
 
 
 def first_day_prescriptions(provenance: pl.DataFrame, admissions: pl.DataFrame, prescriptions: pl.DataFrame,
@@ -71,19 +71,22 @@ def evidence_points(case: EpisodeCase, abnormal_targets: list[str], medqa: list[
     return units[: params.max_units] + exams[: params.max_exams]
 
 
-def _contains(folded: str, phrase: str) -> bool:
-    return f" {fold(phrase)} " in f" {folded} "
+@lru_cache(maxsize=16)  # one parameter set per build: its phrases are folded once, not per prescription
+def _padded(phrases: tuple[str, ...]) -> tuple[str, ...]:
+    """The phrases folded, a space either side: whole words of a folded text padded likewise."""
+    return tuple(f" {fold(phrase)} " for phrase in phrases)
 
 
 def management_points(case: EpisodeCase, prescriptions: Iterable[dict], words: Words,
                       params: RubricParams) -> list[Point]:
     """A case's management key points from its first-day prescriptions (module docstring)."""
     home = set(fold(" ".join(u.text for u in case.patient.units if u.category == "medication")).split())
+    routine = _padded(params.routine)
     groups: dict[str, list[str]] = {}  # class (or drug) -> drugs, in order of the first start
     for row in prescriptions:
         folded = fold(row["drug"])
-        substance = folded.split()[0] if folded else ""
-        if (not substance or substance in home or any(_contains(folded, r) for r in params.routine)
+        substance, padded = (folded.split()[0] if folded else ""), f" {folded} "
+        if (not substance or substance in home or any(phrase in padded for phrase in routine)
                 or (row["route"] or "") in params.prophylaxis.get(substance, ())):
             continue
         classes = sorted(words.of(row["drug"]) & words.treatments)
@@ -98,28 +101,25 @@ def management_points(case: EpisodeCase, prescriptions: Iterable[dict], words: W
     return points
 
 
-def case_rubrics(store: CaseStore, targets: pl.DataFrame, medqa_rubric: pl.DataFrame, prescriptions: pl.DataFrame,
-                 words: Words, params: RubricParams) -> pl.DataFrame:
-    """``case_rubrics`` of every case of ``store``: ``targets`` is ``case_exam_targets``,
-    ``prescriptions`` the output of :func:`first_day_prescriptions`."""
-    abnormal = grouped(targets.filter(pl.col("abnormal")).sort("case_id", "rank"))
-    medqa, drugs = grouped(medqa_rubric), grouped(prescriptions)
-    rows = []
-    for case in store.each_case(store.case_ids()):
-        case_id = case.case_id
-        evidence = evidence_points(case, [r["exam_name"] for r in abnormal.get(case_id, [])], medqa.get(case_id, []),
-                                   params)
-        management = management_points(case, drugs.get(case_id, []), words, params)
-        for kind, points in (("evidence", evidence), ("management", management)):
-            rows += [{"case_id": case_id, "kind": kind, "ordinal": i, "key_point": text, "basis": basis,
-                      "source_ref": ref} for i, (text, basis, ref) in enumerate(points)]
-    return schemas.conform("case_rubrics", pl.DataFrame(rows, schema=schemas.empty("case_rubrics").schema))
-
-
 def build(store: CaseStore, medqa_rubric: pl.DataFrame, prescriptions: pl.DataFrame,
           params: RubricParams | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
     """``case_exam_targets`` and ``case_rubrics`` of every case of ``store`` (``prescriptions``: the
-    output of :func:`first_day_prescriptions`, empty without MIMIC-IV)."""
+    output of :func:`first_day_prescriptions`, empty without MIMIC-IV): the exam weights from the
+    train split, then one pass over the cases for both tables (a case's evidence takes its abnormal
+    targets)."""
     params = params or rubric_params()
-    targets = case_exam_targets(store, exam_weights(store, params.min_support))
-    return targets, case_rubrics(store, targets, medqa_rubric, prescriptions, judge_words(), params)
+    weights = exam_weights(store, params.min_support)
+    medqa, drugs, words = grouped(medqa_rubric), grouped(prescriptions), judge_words()
+    targets, rubrics = [], []
+    for case in store.each_case(store.case_ids()):
+        case_id = case.case_id
+        ranked = ranked_targets(case, weights)
+        targets += [(case_id, *target) for target in ranked]
+        abnormal = [name for _, name, is_abnormal, _ in ranked if is_abnormal]
+        evidence = evidence_points(case, abnormal, medqa.get(case_id, []), params)
+        management = management_points(case, drugs.get(case_id, []), words, params)
+        for kind, points in (("evidence", evidence), ("management", management)):
+            rubrics += [{"case_id": case_id, "kind": kind, "ordinal": i, "key_point": text, "basis": basis,
+                         "source_ref": ref} for i, (text, basis, ref) in enumerate(points)]
+    return targets_frame(targets), schemas.conform(
+        "case_rubrics", pl.DataFrame(rubrics, schema=schemas.empty("case_rubrics").schema))

@@ -20,7 +20,7 @@ import polars as pl
 
 from pipelines import icd
 from pipelines.datafiles import yaml_record
-from pipelines.leakage import diagnosis_terms, find_mentions
+from pipelines.leakage import diagnosis_terms, find_mentions, mention_starts
 from pipelines.warehouse import Warehouse
 
 DEMOGRAPHICS = ("language", "marital_status", "race", "ethnicity")
@@ -87,11 +87,28 @@ def denied_conditions(profiles: pl.DataFrame, denied_units: pl.DataFrame | None)
         profiles.filter(aligned)  # names and codes out of step are a violation of their own
         .select("case_id", condition=pl.col("profile_conditions"), code=pl.col("profile_conditions_icd10"))
         .explode("condition", "code").drop_nulls("condition")
-        .join(denied_units.select("case_id", unit=pl.col("text")), on="case_id")
+        .join(denied_units.select("case_id", unit=pl.col("text")), on="case_id", maintain_order="left")
     )
-    found = [(case, condition, unit) for case, condition, code, unit in pairs.iter_rows()
+    found = [(case, condition, unit) for case, condition, code, unit in _may_name(pairs).iter_rows()
              if find_mentions(unit, list(_condition_terms(condition, code)))]
     return pl.DataFrame(found, schema=DENIED_SCHEMA, orient="row").unique(maintain_order=True)
+
+
+def _may_name(pairs: pl.DataFrame) -> pl.DataFrame:
+    """The (case_id, condition, code, unit) pairs, in order, whose unit may name the condition: it
+    holds a start of one of the condition's terms (:func:`pipelines.leakage.mention_starts`), or is
+    not ASCII, or the terms have no such screen. A case holds a few conditions and denied units, so
+    the cohort's pairs are many and most name nothing: screened at once, not one by one."""
+    screen = [(condition, code, start) for condition, code in pairs.select("condition", "code").unique().iter_rows()
+              for start in (mention_starts(_condition_terms(condition, code)) or (None,))]
+    if not screen:
+        return pairs
+    starts = pl.DataFrame(screen, schema={"condition": pl.Utf8, "code": pl.Utf8, "start": pl.Utf8}, orient="row")
+    unit = pl.col("unit")
+    may = (pl.col("start").is_null() | unit.str.contains(r"[^\x00-\x7f]")
+           | unit.str.to_lowercase().str.contains(pl.col("start"), literal=True))
+    return (pairs.with_row_index("_pair").join(starts, on=["condition", "code"], nulls_equal=True, maintain_order="left")
+            .filter(may).unique("_pair", maintain_order=True).drop("_pair", "start"))
 
 
 def without_denied_conditions(profiles: pl.DataFrame, denied_units: pl.DataFrame | None) -> pl.DataFrame:

@@ -7,8 +7,9 @@ train split only, each concept ``c`` is set against each ICD-10 block ``b`` of t
 diagnoses. The unit of observation is a distinct (patient, block) pair, so repeated admissions of
 one patient count once: ``n`` observations, ``n_c`` with the concept, ``n_b`` in the block,
 ``n_cb`` both; ``lift = n_cb * n / (n_c * n_b)`` and a one-sided hypergeometric p-value
-``P(X >= n_cb)`` (scipy). A pair with ``n_cb >= min_support`` is *tested*; Benjamini-Hochberg
-(statsmodels) adjusts the p-values of the tested pairs. Then, for a unit of a case in block ``b``:
+``P(X >= n_cb)`` (scipy). A pair with ``n_cb >= min_support`` is *tested*, and only tested pairs
+get a p-value; Benjamini-Hochberg (statsmodels) adjusts them. Then, for a unit of a case in block
+``b``:
 
 1. ``background`` if its category is demographic, or social (:data:`BACKGROUND_CATEGORIES`) and
    not a knowledge association (step 3: smoking, alcohol and drug use can be);
@@ -40,6 +41,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import polars as pl
 from scipy.stats import hypergeom
 from statsmodels.stats.multitest import multipletests
@@ -102,15 +104,15 @@ def learn(units: pl.DataFrame, cases: pl.DataFrame, rule: ImportanceRule) -> pl.
         .with_columns((pl.col("n_cb") * n / (pl.col("n_c") * pl.col("n_b"))).alias("lift"))
         .sort("concept_key", "block")
     )
-    p = hypergeom.sf(stats["n_cb"].to_numpy() - 1, n, stats["n_c"].to_numpy(), stats["n_b"].to_numpy())
-    stats = stats.with_columns(pl.Series("p", p, dtype=pl.Float64))
-    # Only pairs with enough support are tested (and corrected for); the others keep p for ranking.
+    # Only pairs with enough support are tested (and corrected for), and only they get a p-value:
+    # the tail sums cost (Boost's, per pair) and a large cohort has far more untested pairs than tested.
     tested = (stats["n_cb"] >= rule.min_support).to_numpy()
-    adjusted = [None] * stats.height
+    p, adjusted = np.full(stats.height, np.nan), np.full(stats.height, np.nan)
     if tested.any():
-        for i, q in zip(tested.nonzero()[0], multipletests(p[tested], method="fdr_bh")[1]):
-            adjusted[i] = float(q)
-    return stats.with_columns(pl.Series("p_adjusted", adjusted, dtype=pl.Float64))
+        both, concept, block = (stats[c].to_numpy()[tested] for c in ("n_cb", "n_c", "n_b"))
+        p[tested] = hypergeom.sf(both - 1, n, concept, block)
+        adjusted[tested] = multipletests(p[tested], method="fdr_bh")[1]
+    return stats.with_columns(pl.Series("p", p, nan_to_null=True), pl.Series("p_adjusted", adjusted, nan_to_null=True))
 
 
 def label(units: pl.DataFrame, cases: pl.DataFrame, rule: ImportanceRule = ImportanceRule()) -> Labelled:

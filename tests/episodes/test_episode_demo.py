@@ -7,7 +7,7 @@ import schemas
 from pipelines.episodes.controller import run_episodes
 from pipelines.episodes.judge import block_of
 from pipelines.episodes import stress
-from pipelines.episodes.store import CaseStore
+from pipelines.episodes.store import OPTIONAL_TABLES, CaseStore
 from pipelines.episodes.stress import stress_rates, stress_test
 from pipelines.warehouse import Warehouse
 
@@ -86,3 +86,16 @@ def test_a_store_of_some_cases_holds_their_rows_only_and_builds_them_as_the_whol
     assert list(share.each_case(some)) == list(demo_store.each_case(some))
     assert CaseStore.unit_texts_of(Warehouse(demo_home)) == demo_store.unit_texts()  # the vocabulary's corpus
     assert CaseStore.case_ids_of(Warehouse(demo_home)) == demo_store.case_ids()
+
+
+def test_a_store_reads_only_the_optional_tables_asked_for(demo_home, demo_store):
+    assert all(demo_store.table(t) is not None for t in OPTIONAL_TABLES)  # the demo builds them all
+    bare = CaseStore.from_warehouse(Warehouse(demo_home), optional=())
+    assert all(bare.table(t) is None for t in OPTIONAL_TABLES)
+    some = demo_store.case_ids()[:5]
+    assert list(bare.each_case(some)) == list(demo_store.each_case(some))  # cases need none of them
+    skeleton = CaseStore.from_warehouse(Warehouse(demo_home), optional=("case_skeleton",))
+    assert skeleton.table("case_skeleton") is not None and skeleton.table("case_rubrics") is None
+    assert skeleton.lab_admissions("train") == demo_store.lab_admissions("train")
+    with pytest.raises(ValueError, match="not optional tables of a case store: \\['cases'\\]"):
+        CaseStore.from_warehouse(Warehouse(demo_home), optional=("cases",))

@@ -12,7 +12,7 @@ from evaluation_cases import HF, case_id, scoring_frames
 import schemas
 from pipelines.datafiles import DataFileError
 from pipelines.episodes.store import CaseStore
-from pipelines.evaluation.exam_targets import case_exam_targets, exam_weights
+from pipelines.evaluation.exam_targets import exam_weights, ranked_targets
 from pipelines.evaluation.params import rubric_params
 from pipelines.evaluation.rubrics import build, evidence_points, first_day_prescriptions, management_points
 from pipelines.evaluation.text import Words, judge_words, share
@@ -48,10 +48,9 @@ def test_an_exam_matters_when_its_abnormality_tells_blocks_apart_on_the_train_sp
 
 
 def test_a_case_ranks_its_exams_that_matter_abnormal_first(scoring_store):
-    targets = case_exam_targets(scoring_store, {"NT-proBNP": 0.3, "Chest X-ray": 0.2, "Hemoglobin": 0.5})
-    hf = targets.filter(pl.col("case_id") == HF).sort("rank")
-    assert hf["exam_name"].to_list() == ["NT-proBNP", "Chest X-ray", "Hemoglobin"]  # Sodium does not matter
-    assert hf["abnormal"].to_list() == [True, True, False]
+    ranked = ranked_targets(scoring_store.case(HF), {"NT-proBNP": 0.3, "Chest X-ray": 0.2, "Hemoglobin": 0.5})
+    # Sodium does not matter
+    assert ranked == [(1, "NT-proBNP", True, 0.3), (2, "Chest X-ray", True, 0.2), (3, "Hemoglobin", False, 0.5)]
 
 
 def test_the_weights_never_read_a_test_case():

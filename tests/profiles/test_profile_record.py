@@ -9,7 +9,13 @@ import pytest
 from pipelines.profiles.augment import build_profiles
 from pipelines.profiles.match import match_profiles, profile_violations
 from pipelines.profiles.plausible import bounds
-from pipelines.profiles.record import source_demographics, without_denied_conditions
+from pipelines.leakage import find_mentions
+from pipelines.profiles.record import (
+    _condition_terms,
+    denied_conditions,
+    source_demographics,
+    without_denied_conditions,
+)
 
 
 @pytest.mark.parametrize("code, name, expected", [
@@ -72,6 +78,28 @@ def test_denied_conditions_are_dropped_with_their_codes():
     denied = pl.DataFrame({"case_id": ["a", "a", "b"], "text": ["no HTN", "no chest pain", "no fever"]})
     kept = without_denied_conditions(profiles, denied)
     assert kept.rows() == [("a", ["Diabetes mellitus type 2"], ["E11.9"]), ("b", ["Asthma"], ["J45.909"])]
+
+
+def test_the_screened_pairs_find_what_matching_every_pair_finds():
+    """denied_conditions screens the (condition, unit) pairs at once before matching: a unit that is
+    not ASCII, a condition without a code, a unit naming a condition of another case, repeated
+    pairs: the same rows as find_mentions over every pair."""
+    profiles = pl.DataFrame({"case_id": ["a", "b", "c"],
+                             "profile_conditions": [["Diabetes mellitus type 2", "Essential hypertension"],
+                                                    ["Asthma", "Sjögren syndrome"], ["Anemia", "Anemia"]],
+                             "profile_conditions_icd10": [["E11.9", "I10"], ["J45.909", None], ["D64.9", "D64.9"]]})
+    denied = pl.DataFrame({"case_id": ["a", "a", "a", "b", "b", "b", "c", "c"],
+                           "text": ["no HTN", "denies asthma", "no diabétes", "no asthma attacks", "no fever",
+                                    "no sjogren syndrome", "no anemia", "no anemia"]})
+    found = denied_conditions(profiles, denied)
+    pairs = (profiles.explode("profile_conditions", "profile_conditions_icd10")
+             .join(denied, on="case_id", maintain_order="left").rows())
+    everyone = pl.DataFrame([(case, name, text) for case, name, code, text in pairs
+                             if find_mentions(text, list(_condition_terms(name, code)))],
+                            schema=list(found.columns), orient="row").unique(maintain_order=True)
+    assert found.rows() == everyone.rows()
+    assert {(case, name) for case, name, _ in found.rows()} >= {
+        ("a", "Essential hypertension"), ("b", "Asthma"), ("c", "Anemia")}
 
 
 def test_profiles_agree_with_the_record_and_the_check_counts_disagreement(build, pool):

@@ -1,5 +1,6 @@
 import polars as pl
 import pytest
+from scipy.stats import hypergeom
 
 from pipelines.units.candidates import finish
 from pipelines.units.importance import ImportanceRule, basis_counts, key_problems, label
@@ -55,6 +56,14 @@ def test_associated_concepts_are_key_common_ones_background_and_nothing_is_promo
     first = out.notes.row(0, named=True)
     assert first["resolution"] == "statistics" and len(first["statistics_keys"]) == 1 and first["knowledge_keys"] == []
     assert out.associations.filter(pl.col("key"))["concept_key"].to_list() == ["drug:ranitidine"]
+    # only tested pairs (n_cb >= min_support) get p, the upper tail of the hypergeometric distribution
+    stats = out.associations
+    assert stats.filter(pl.col("n_cb") < 3)["p"].null_count() == stats.filter(pl.col("n_cb") < 3).height > 0
+    tested = stats.filter(pl.col("n_cb") >= 3)
+    n = 36  # train observations: (patient, block) pairs
+    assert tested["p"].to_list() == pytest.approx(
+        [hypergeom.sf(both - 1, n, concept, block) for both, concept, block in tested.select("n_cb", "n_c", "n_b").rows()])
+    assert tested["p_adjusted"].null_count() == 0
 
 
 def test_a_block_the_train_split_has_barely_seen_cannot_make_a_common_unit_background():
