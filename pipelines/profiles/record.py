@@ -107,7 +107,8 @@ def _may_name(pairs: pl.DataFrame) -> pl.DataFrame:
     unit = pl.col("unit")
     may = (pl.col("start").is_null() | unit.str.contains(r"[^\x00-\x7f]")
            | unit.str.to_lowercase().str.contains(pl.col("start"), literal=True))
-    return (pairs.with_row_index("_pair").join(starts, on=["condition", "code"], nulls_equal=True, maintain_order="left")
+    return (pairs.with_row_index("_pair")
+            .join(starts, on=["condition", "code"], nulls_equal=True, maintain_order="left")
             .filter(may).unique("_pair", maintain_order=True).drop("_pair", "start"))
 
 

@@ -61,8 +61,9 @@ def test_associated_concepts_are_key_common_ones_background_and_nothing_is_promo
     assert stats.filter(pl.col("n_cb") < 3)["p"].null_count() == stats.filter(pl.col("n_cb") < 3).height > 0
     tested = stats.filter(pl.col("n_cb") >= 3)
     n = 36  # train observations: (patient, block) pairs
-    assert tested["p"].to_list() == pytest.approx(
-        [hypergeom.sf(both - 1, n, concept, block) for both, concept, block in tested.select("n_cb", "n_c", "n_b").rows()])
+    expected = [hypergeom.sf(both - 1, n, concept, block) for both, concept, block in tested.select(
+        "n_cb", "n_c", "n_b").rows()]
+    assert tested["p"].to_list() == pytest.approx(expected)
     assert tested["p_adjusted"].null_count() == 0
 
 
