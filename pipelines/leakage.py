@@ -161,8 +161,9 @@ def mention_starts(terms: Sequence[str]) -> tuple[str, ...] | None:
 
 
 @lru_cache(maxsize=8192)
-def _matchers(terms: tuple[str, ...]) -> tuple[tuple[re.Pattern[str], list[str]], ...]:
-    """One compiled alternation per case mode; each with the term behind every group, longest first."""
+def _modes(terms: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """The terms per case mode (case-insensitive, then the short upper-case ones matched as written),
+    one per normalised form, longest first: the order in which a mention's term is chosen."""
     loose: dict[str, str] = {}
     strict: dict[str, str] = {}
     for term in terms:
@@ -170,14 +171,32 @@ def _matchers(terms: tuple[str, ...]) -> tuple[tuple[re.Pattern[str], list[str]]
             strict.setdefault(term, term)
         elif normalise(term):
             loose.setdefault(normalise(term), term)
-    out = []
-    for forms, flags in ((loose, re.IGNORECASE), (strict, 0)):
-        if not forms:
-            continue
-        ordered = sorted(forms.values(), key=lambda t: (-len(normalise(t)), normalise(t), t))
-        groups = "|".join(f"({_term_regex(t)})" for t in ordered)
-        out.append((re.compile(rf"(?<![^\W_])(?:{groups})(?![^\W_])", flags), ordered))
-    return tuple(out)
+    return tuple(tuple(sorted(forms.values(), key=lambda t: (-len(normalise(t)), normalise(t), t)))
+                 for forms in (loose, strict) if forms)
+
+
+@lru_cache(maxsize=1 << 15)  # per term, not per set of terms: cases share their diagnoses' terms
+def _term_pattern(term: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![^\W_])(?:{_term_regex(term)})(?![^\W_])", 0 if _case_sensitive(term) else re.IGNORECASE)
+
+
+def _scan(text: str, ordered: tuple[str, ...]) -> list[tuple[int, int, str]]:
+    """What one alternation of ``ordered``'s patterns finds scanning ``text`` (leftmost first, at each
+    start the first term in order that matches there, resuming after it), from each term's own
+    compiled pattern: every start where each term matches, then that scan over them."""
+    first: dict[int, tuple[int, int]] = {}  # start -> (the first term matching there, its end)
+    for rank, term in enumerate(ordered):
+        pattern = _term_pattern(term)
+        m = pattern.search(text)
+        while m is not None:
+            first.setdefault(m.start(), (rank, m.end()))
+            m = pattern.search(text, m.start() + 1)
+    found, resume = [], 0
+    for start in sorted(first):
+        if start >= resume:
+            rank, resume = first[start]
+            found.append((start, resume, ordered[rank]))
+    return found
 
 
 def find_mentions(text: str | None, terms: list[str]) -> list[Mention]:
@@ -187,9 +206,8 @@ def find_mentions(text: str | None, terms: list[str]) -> list[Mention]:
     terms = tuple(terms)
     if text.isascii() and (found_starts := _starts(terms)) is not None:
         # A term can match only where its start occurs. Most texts hold none: a substring test spares
-        # the regexes. The others are matched with the alternation of the terms whose start they hold,
-        # which finds the same mentions (the rest could match nowhere) and compiles in a fraction of
-        # the time of a case's whole set of terms.
+        # the regexes. The others are matched with the terms whose start they hold, which finds the
+        # same mentions (the rest could match nowhere).
         starts, distinct = found_starts
         lowered = text.lower()
         present = {s for s in distinct if s in lowered}
@@ -199,12 +217,11 @@ def find_mentions(text: str | None, terms: list[str]) -> list[Mention]:
     # Accent folding keeps positions only for ASCII; other text is matched on a folded copy with a map.
     folded, where = (text, None) if text.isascii() else _accent_map(text)
     found: list[Mention] = []
-    for pattern, ordered in _matchers(terms):
-        for m in pattern.finditer(folded):
-            start, end = m.span()
+    for ordered in _modes(terms):
+        for start, end, term in _scan(folded, ordered):
             if where is not None:
                 start, end = where[start], where[end - 1] + 1
-            found.append(Mention(start, end, ordered[m.lastindex - 1], text[start:end]))
+            found.append(Mention(start, end, term, text[start:end]))
     found.sort(key=lambda m: (m.start, -(m.end - m.start)))
     kept: list[Mention] = []
     for m in found:

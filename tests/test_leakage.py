@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
 import pytest
 
@@ -96,21 +98,29 @@ def test_find_mentions_whole_words_plurals_and_case_rules() -> None:
 
 
 def test_find_mentions_finds_what_the_whole_alternation_of_terms_finds() -> None:
-    """A text is matched with the terms whose start it holds only: the mentions, their spans and the
-    term behind each are those of the case's whole set of terms (plurals, -ies, case rules)."""
-    terms = NSTEMI + CHF + PE + diagnosis_terms("Kidney stones", ["Nephrolithiasis"], "N20.0", "Calculus of kidney")
+    """A text is matched with each term's own pattern, for the terms whose start it holds only: the
+    mentions, their spans and the term behind each are those one alternation of the case's whole
+    set of terms finds (plurals, -ies, case rules, terms inside or overlapping others, a term that
+    overlaps itself)."""
+    terms = (NSTEMI + CHF + PE + diagnosis_terms("Kidney stones", ["Nephrolithiasis"], "N20.0", "Calculus of kidney")
+             + ["stone kidney", "failure", "failure failure", "heart"])
     texts = ["h/o CHF. Prior heart-failure admits; 2 MIs; non ST-elevation myocardial infarctions; I21.4 / I214",
              "two PEs, kidney stone x2, nephrolithiases; chf (lower case) and Heart Failures",
-             "calculi of kidney? pulmonary emboli; HEART ATTACK; stones", "nothing here at all"]
+             "calculi of kidney? pulmonary emboli; HEART ATTACK; stones", "nothing here at all",
+             "kidney stone kidney stone kidney; failure failure failure; heart heart failure failures"]
     for text in texts:
-        whole = [(m.start(), m.end(), ordered[m.lastindex - 1]) for pattern, ordered in leakage._matchers(tuple(terms))
-                 for m in pattern.finditer(text)]
+        whole = []
+        for ordered in leakage._modes(tuple(terms)):
+            groups = "|".join(f"({leakage._term_regex(t)})" for t in ordered)
+            flags = 0 if leakage._case_sensitive(ordered[0]) else re.IGNORECASE
+            alternation = re.compile(rf"(?<![^\W_])(?:{groups})(?![^\W_])", flags)
+            whole += [(m.start(), m.end(), ordered[m.lastindex - 1]) for m in alternation.finditer(text)]
         whole.sort(key=lambda m: (m[0], -(m[1] - m[0])))
         kept: list[tuple[int, int, str]] = []
         for m in whole:
             if not kept or m[0] >= kept[-1][1]:
                 kept.append(m)
-        assert [(m.start, m.end, m.term) for m in find_mentions(text, terms)] == kept
+        assert [(m.start, m.end, m.term) for m in find_mentions(text, terms)] == kept, text
 
 
 @pytest.mark.parametrize(

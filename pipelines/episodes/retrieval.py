@@ -29,6 +29,7 @@ from pipelines.episodes.voice import Fact
 WORDS = r"(?u)\b[a-zA-Z][a-zA-Z]+\b"  # numbers carry no topic
 QUESTIONS_CACHED = 4096
 FACT_SETS_CACHED = 4096  # one per patient (case); the matrices are small
+FACTS_CACHED = 1 << 15  # fact texts vectorised (a case holds a few dozen)
 LINES_CACHED = 1 << 16  # lines of evidence (a reply, a result) already tokenised
 TEXTS_CACHED = 512  # evidence texts already counted: an episode extends its latest by a line or two
 RECENT_TEXTS = 8  # how many of the latest texts counted are tried as the one a text extends
@@ -84,18 +85,19 @@ class TextVectors:
         line.columns.flags.writeable = line.counts.flags.writeable = False  # cached: shared by every text
         return line
 
-    def counts(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+    def counts(self, text: str, evidence: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """The text's in-vocabulary columns (ascending) and their term counts (what
         ``CountVectorizer.transform`` counts), gathered from its lines without a vocabulary-wide
         array: a text holds a few hundred terms of many thousand columns.
 
         An evidence text is usually an earlier one plus a reply or a result: the counts of the
         longest of the latest texts it extends by whole lines (:meth:`_extended`) are reused, and
-        only the new lines are added."""
-        known = self._texts.get(text)
+        only the new lines are added. Other texts (``evidence`` False: a patient's facts, which
+        extend nothing) are counted from their lines alone and not kept among the latest."""
+        known = self._texts.get(text) if evidence else None
         if known is not None:
             return known.columns, known.counts.copy()
-        base, cut = self._extended(text)
+        base, cut = self._extended(text) if evidence else (None, -1)
         rest = text[cut + 1 :] if base is not None else text
         lines = [line for line in map(self._line, rest.split("\n")) if line is not None]
         parts = ([base] if base is not None and base.columns.size else []) + lines
@@ -110,7 +112,8 @@ class TextVectors:
         if joins:
             columns.append(np.array(joins, dtype=np.intp))
             counts.append(np.ones(len(joins)))
-        if len(parts) == 1 and not joins:  # one part's columns are ascending already
+        shared = len(parts) == 1 and not joins  # one part's columns are ascending already
+        if shared:
             found, summed = parts[0].columns, parts[0].counts
         else:
             found = np.concatenate(columns) if columns else np.zeros(0, dtype=np.intp)
@@ -123,6 +126,8 @@ class TextVectors:
                 np.not_equal(found[1:], found[:-1], out=first[1:])
                 # A column's counts are small whole numbers: summed exactly, whatever the order.
                 found, summed = found[first], np.bincount(np.cumsum(first) - 1, weights)
+        if not evidence:
+            return found, summed.copy() if shared else summed
         self._keep(text, _Counts(found, summed, last))
         return found, summed.copy()
 
@@ -142,9 +147,9 @@ class TextVectors:
             del self._texts[next(iter(self._texts))]  # the oldest
         self._texts[text] = counts
 
-    def sparse(self, text: str) -> tuple[np.ndarray, np.ndarray]:
-        """The text's non-zero columns (ascending) and their weights."""
-        indices, data = self.counts(text)
+    def sparse(self, text: str, evidence: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """The text's non-zero columns (ascending) and their weights (``evidence``: :meth:`counts`)."""
+        indices, data = self.counts(text, evidence)
         np.log(data, data)
         data += 1.0
         data *= self._idf[indices]
@@ -257,13 +262,21 @@ class Vocabulary:
         # facts: each is vectorised once.
         self.question = lru_cache(maxsize=QUESTIONS_CACHED)(self._question)
         self.fact_matrix = lru_cache(maxsize=FACT_SETS_CACHED)(self._fact_matrix)
+        # A case's facts recur in its patients' sets (the stress test's single-layer patient holds
+        # the dual-layer one's hidden units): each text is vectorised once.
+        self._fact = lru_cache(maxsize=FACTS_CACHED)(self._fact_vector)
 
     def _question(self, text: str) -> Question:
         indices, data = self.text_vectors.sparse(text)
         return Question(indices, data, self.cue_matrix.dot(indices, data))
 
+    def _fact_vector(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        indices, data = self.text_vectors.sparse(text, evidence=False)
+        data.flags.writeable = False  # cached: shared by every fact set holding the text
+        return indices, data
+
     def _fact_matrix(self, texts: tuple[str, ...]) -> SparseRows:
-        return SparseRows.of_rows([self.text_vectors.sparse(t) for t in texts], self.text_vectors.size)
+        return SparseRows.of_rows([self._fact(t) for t in texts], self.text_vectors.size)
 
 
 class Retriever:

@@ -27,6 +27,13 @@ def test_text_vectors_are_sklearns_transform_bitwise(ngrams):
     vectorizer.fit(CORPUS)
     ours = TextVectors(vectorizer).matrix(QUERIES)
     assert np.array_equal(ours.toarray(), vectorizer.transform(QUERIES).toarray())
+    vectors = TextVectors(vectorizer)  # a patient's facts: counted from their lines alone, and kept nowhere
+    for query, expected in zip(QUERIES, vectorizer.transform(QUERIES)):
+        indices, data = vectors.sparse(query, evidence=False)
+        assert np.array_equal(indices, np.sort(expected.indices))
+        assert np.array_equal(data, expected[0, indices].toarray()[0])
+    assert vectors.sparse(QUERIES[0], evidence=False)[1] is not vectors.sparse(QUERIES[0], evidence=False)[1]
+    assert not vectors._texts
 
 
 @pytest.mark.parametrize("ngrams", [(1, 1), (1, 2)])
