@@ -18,8 +18,6 @@ One pipeline (:func:`build_nlp`, built once per process) serves the rest of the 
   :mod:`pipelines.notes.lexicon`) and ``medspacy_context`` (ConText negation), used by the unit and
   finding extractors. medspaCy's PyRuSH sentence splitter gave nearly the same boundaries on these
   short sections but is pure Python and ~75x slower (hours on MIMIC-IV-Note instead of minutes);
-* ``encounter_events``: a second TargetMatcher (span group, not entities) with the HPI encounter
-  rules and history cues of :mod:`pipelines.notes.lexicon`; the unit extractor runs it on HPI text;
 * ``discharge_sectionizer`` and ``radiology_sectionizer``: the two medspaCy Sectionizers, for the
   notes the regex scan cannot section exactly (above).
 
@@ -48,8 +46,6 @@ from spacy.tokens import Doc
 from pipelines.notes.lexicon import (
     ABNORMAL_FINDINGS,
     CONTEXT_PSEUDO,
-    ENCOUNTER_REASONS,
-    HISTORY_CUES,
     NORMAL_FINDINGS,
     PERIOD_ABBREVIATIONS,
 )
@@ -73,8 +69,6 @@ DISCHARGE_SECTIONIZER = "discharge_sectionizer"
 RADIOLOGY_SECTIONIZER = "radiology_sectionizer"
 SENTENCES, LINE_BREAKS = "sentencizer", "line_break_sentences"
 TARGETS, CONTEXT = "medspacy_target_matcher", "medspacy_context"
-ENCOUNTERS = "encounter_events"  # pipe and span group name
-HISTORY = "HISTORY"  # category of the history-cue rules in ENCOUNTERS
 
 
 @Language.component(LINE_BREAKS)
@@ -99,11 +93,6 @@ def build_nlp() -> Language:
         + [TargetRule(term, "NORMAL") for term in NORMAL_FINDINGS]
     )
     nlp.get_pipe(CONTEXT).add([ConTextRule(phrase, "PSEUDO", direction="PSEUDO") for phrase in CONTEXT_PSEUDO])
-    # overlapping rules must all survive (an event and a history cue in one clause): no pruning
-    encounters = nlp.add_pipe("medspacy_target_matcher", name=ENCOUNTERS,
-                              config={"result_type": "group", "span_group_name": ENCOUNTERS, "prune": False})
-    encounters.add([TargetRule(reason.name, reason.name, pattern=p) for reason in ENCOUNTER_REASONS
-                    for p in reason.patterns] + [TargetRule("history cue", HISTORY, pattern=p) for p in HISTORY_CUES])
     for name, rules in ((DISCHARGE_SECTIONIZER, discharge_rules()), (RADIOLOGY_SECTIONIZER, radiology_rules())):
         sectionizer = nlp.add_pipe("medspacy_sectionizer", name=name, config={"rules": None, "span_attrs": None})
         sectionizer.add(rules)

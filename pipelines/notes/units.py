@@ -12,7 +12,7 @@ Splitting (deterministic, rule-based on top of the spaCy/medspaCy pipeline of
    before a new reporting or negation verb ("..., denies fever"), before the presentation
    ("... who presents with ...", "p/w") and before a transfer or a finding ("..., found to have").
    HPI clauses about the encounter itself (ED course, treatment given, procedures, this visit's
-   results: the ``encounter_events`` rules of ``lexicon.yaml``, run as a medspaCy TargetMatcher) are
+   results: the ``encounter_events`` rules of ``lexicon.yaml``, matched as a medspaCy TargetMatcher would) are
    clinicians' observations, not history the patient can tell: such a clause is dropped, and so is
    the rest of its sentence up to a clause the patient reports ("denies ..."), unless a history cue
    ("2 weeks ago", "never") makes it the patient's history. Every dropped clause is recorded.
@@ -37,7 +37,7 @@ within a case are kept once.
 from __future__ import annotations
 
 import re
-import warnings
+from bisect import bisect_left
 from dataclasses import dataclass
 
 import polars as pl
@@ -47,8 +47,8 @@ from spacy.util import filter_spans
 
 from pipelines import ids
 from pipelines.leakage import Mention, diagnosis_terms, has_content, normalise, scrub
-from pipelines.notes.lexicon import CONTINUATION_WORDS, ENCOUNTER_REASONS, expand
-from pipelines.notes.sections import CONTEXT, ENCOUNTERS, HISTORY, LINE_BREAKS, SENTENCES, build_nlp, may_negate
+from pipelines.notes.lexicon import CONTINUATION_WORDS, ENCOUNTER_REASONS, HISTORY_CUES, expand
+from pipelines.notes.sections import CONTEXT, LINE_BREAKS, SENTENCES, build_nlp, may_negate
 from pipelines.notes.section_rules import PATIENT
 from pipelines.notes.tables import REMOVAL_COLUMNS
 
@@ -158,7 +158,7 @@ class Fact:
 
 @dataclass(frozen=True)
 class Event:
-    """A match of the ``encounter_events`` matcher: a reason (or ``HISTORY``) and its span."""
+    """A match of an encounter rule: a reason (or ``HISTORY``) and its span."""
 
     start: int
     end: int
@@ -166,13 +166,43 @@ class Event:
     words: str
 
 
-def encounter_events(nlp: Language, doc: Doc) -> list[Event]:
-    """The encounter and history-cue matches in ``doc`` (HPI text), in text order."""
-    with warnings.catch_warnings():  # regex rules only: spaCy warns that its token matcher is empty (W036)
-        warnings.simplefilter("ignore", UserWarning)
-        nlp.get_pipe(ENCOUNTERS)(doc)
-    found = [Event(s.start_char, s.end_char, s.label_, s.text) for s in doc.spans[ENCOUNTERS]]
+HISTORY = "HISTORY"  # the reason of a history-cue match
+# The HPI encounter rules, then the history cues (lexicon.yaml), in that order, compiled as
+# medspaCy's regex matcher compiles a TargetRule's pattern (case ignored).
+ENCOUNTER_RULES = tuple((re.compile(pattern, re.IGNORECASE), reason.name)
+                        for reason in ENCOUNTER_REASONS for pattern in reason.patterns) + tuple(
+    (re.compile(pattern, re.IGNORECASE), HISTORY) for pattern in HISTORY_CUES)
+
+
+def encounter_events(doc: Doc) -> list[Event]:
+    """The encounter and history-cue matches in ``doc`` (HPI text), in text order: what a medspaCy
+    TargetMatcher of :data:`ENCOUNTER_RULES` (span group, no pruning) finds. Each rule's matches on
+    the text, a match that does not start and end at token boundaries widened to the tokens it
+    touches, as medspaCy's regex matcher widens it; that matcher also re-joins the doc's text once
+    per rule, which cost half the matching."""
+    text, starts = doc.text, [token.idx for token in doc]
+    found = []
+    for pattern, reason in ENCOUNTER_RULES:
+        for m in pattern.finditer(text):
+            span = doc.char_span(*m.span())
+            if span is None:
+                span = doc[_token_at_or_before(starts, m.start()) : _token_at_or_after(starts, m.end())]
+            if len(span):
+                found.append(Event(span.start_char, span.end_char, reason, span.text))
     return sorted(found, key=lambda e: (e.start, e.end))
+
+
+def _token_at_or_before(starts: list[int], char: int) -> int:
+    """The token starting at ``char``, else the one before (medspaCy's ``resolve_start="left"``,
+    the last token when none starts before)."""
+    i = bisect_left(starts, char)
+    return i if i < len(starts) and starts[i] == char else (i - 1) % len(starts)
+
+
+def _token_at_or_after(starts: list[int], char: int) -> int:
+    """The end of a span reaching ``char``: the first token starting at or after it, else the doc's
+    end (medspaCy's ``resolve_end="right"``)."""
+    return bisect_left(starts, char)
 
 
 def _encounter(start: int, end: int, events: list[Event]) -> str | None:
@@ -336,7 +366,7 @@ def note_units(
     removals: list[dict[str, object]] = []
     for rec, doc in zip(rows.iter_rows(named=True), docs):
         text = rec["text"]
-        events = encounter_events(nlp, doc) if rec["section"] == "hpi" else []
+        events = encounter_events(doc) if rec["section"] == "hpi" else []
         found = split_facts(rec["section"], doc.text, [(s.start_char, s.end_char) for s in doc.sents], events)
         for f in found:
             if f.encounter is not None:

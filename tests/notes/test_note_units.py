@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+import warnings
+
 import polars as pl
 import pytest
+from medspacy.target_matcher import TargetRule
 from note_texts import CASE_ID, DISCHARGE_NOTE, NEVER_SENTINELS, NOTE_ID, nstemi_cases
 
 import schemas
 from pipelines import ids
 from pipelines.leakage import find_mentions
+from pipelines.notes.lexicon import ENCOUNTER_REASONS, HISTORY_CUES
 from pipelines.notes.sections import section_notes
-from pipelines.notes.units import Fact, encounter_events, note_units, split_facts, unwrap
+from pipelines.notes.units import (
+    ENCOUNTER_RULES,
+    HISTORY,
+    Event,
+    Fact,
+    encounter_events,
+    note_units,
+    split_facts,
+    unwrap,
+)
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +39,7 @@ def result(sections: pl.DataFrame, nlp) -> tuple[pl.DataFrame, pl.DataFrame]:
 def _split(nlp, section: str, text: str) -> list[Fact]:
     prepared = unwrap(section, text)
     doc = nlp(prepared, disable=[p for p in nlp.pipe_names if p not in {"sentencizer", "line_break_sentences"}])
-    events = encounter_events(nlp, doc) if section == "hpi" else []
+    events = encounter_events(doc) if section == "hpi" else []
     return split_facts(section, prepared, [(s.start_char, s.end_char) for s in doc.sents], events)
 
 
@@ -222,3 +235,30 @@ def test_scrubbing_the_diagnosis_keeps_the_symptom(nlp) -> None:
     assert units["text"].to_list() == ["Witnessed seizure",
                                        "patient had a witnessed generalized tonic-clonic seizure at home lasting 2 minutes"]
     assert removals.select("term", "action").rows() == [("Epilepsy", "dropped_unit")]
+
+
+def test_encounter_events_are_what_a_medspacy_target_matcher_of_the_rules_finds(nlp, sections):
+    """Matches inside a token (``IV\\ntPA``, ``Hgb of 5.5``, ``Prior admission\\nfor``) are widened to
+    the tokens they touch, overlapping rules all kept, events in text order with their reasons."""
+    matcher = nlp.add_pipe("medspacy_target_matcher", name="reference_encounters",
+                           config={"result_type": "group", "span_group_name": "reference", "prune": False})
+    try:
+        matcher.add([TargetRule(r.name, r.name, pattern=p) for r in ENCOUNTER_REASONS for p in r.patterns]
+                    + [TargetRule("history cue", HISTORY, pattern=p) for p in HISTORY_CUES])
+        texts = [*sections.filter(pl.col("section") == "hpi")["text"],
+                 "Received IV\ntPA at ___. Given lasix 40 IV in ED with 1L UOP; CIWA >20 in ED, got IV lorazepam x3.",
+                 "Sent in by his\nPCP for Hgb of 5.5 on routine labs. Prior admission\nfor DTs 2 years ago.",
+                 "In the ED, initial vitals: T 98. Upon arrival to the floor, c/s by GI. EMS gave ASA en route.", ""]
+        for text in texts:
+            doc = nlp.make_doc(text)
+            with warnings.catch_warnings():  # regex rules only: spaCy warns that the token matcher is empty
+                warnings.simplefilter("ignore", UserWarning)
+                matcher(doc)
+            reference = sorted((Event(s.start_char, s.end_char, s.label_, s.text) for s in doc.spans["reference"]),
+                               key=lambda e: (e.start, e.end))
+            assert encounter_events(doc) == reference, text
+        widened = [m.group() for text in texts[-4:-1] for pattern, _ in ENCOUNTER_RULES for m in pattern.finditer(text)
+                   if nlp.make_doc(text).char_span(*m.span()) is None]
+        assert "IV\nt" in widened and "Hgb of 5" in widened  # the widening is exercised
+    finally:
+        nlp.remove_pipe("reference_encounters")
