@@ -31,10 +31,11 @@ changed (only the Synthea pool is reused), so there is no build with nothing to 
 cost every build pays before any work. ``structured_ratio``: the steps of structured MIMIC-IV curation
 (:data:`STRUCTURED_STEPS`: hosp/icu staging to cases, units and exams) over a bare DuckDB scan of the
 hosp/icu files. ``discharge_notes_per_s_per_core``: discharge notes per CPU second of their NLP
-(their section split, the unit step and the exam step, whose CPU also covers the radiology FINDINGS
-judged there, so the figure is conservative); ``radiology_reports_per_s_per_core``: reports per CPU
-second of their section split, which extracts FINDINGS; both from the note assets' own CPU metadata
-(worker processes included, their start-up left out). ``projected_full_mimic_min``: the build of the
+(their section split, the unit step and their share of the exam step); ``radiology_reports_per_s_per_core``:
+reports per CPU second of their section split, which extracts FINDINGS, and
+``radiology_reports_judged_per_s_per_core`` with their share of the exam step too (each FINDINGS
+scrubbed and judged abnormal or not, as an imaging result); all from the note assets' own CPU metadata
+(worker processes included, their start-up left out; the exam step times the two kinds apart). ``projected_full_mimic_min``: the build of the
 full MIMIC-IV (:data:`FULL_MIMIC`) from the largest scale's rates (:func:`projection`).
 ``multiprocess_speedup``: the first scale's in-process build time over a build of the same sources under
 Dagster's multiprocess executor with as many steps at once as this process has CPUs
@@ -198,16 +199,20 @@ def note_work(child: dict) -> dict:
     metrics = child["asset_metrics"]
     sections = metrics.get("note_sections", {})
     units = metrics.get("unit_candidates_mimic_notes", {}).get("nlp_cpu_s", 0.0)
-    exams = metrics.get("exam_candidates_mimic_notes", {}).get("nlp_cpu_s", 0.0)
+    exams = metrics.get("exam_candidates_mimic_notes", {})
+    discharge_exams, radiology_exams = exams.get("discharge_nlp_cpu_s", 0.0), exams.get("radiology_nlp_cpu_s", 0.0)
     discharge, reports = int(sections.get("discharge_notes", 0)), int(sections.get("radiology_notes", 0))
-    discharge_cpu = sections.get("discharge_cpu_s", 0.0) + units + exams
+    discharge_cpu = sections.get("discharge_cpu_s", 0.0) + units + discharge_exams
     radiology_cpu = sections.get("radiology_cpu_s", 0.0)
     return {
         "discharge_notes": discharge, "radiology_reports": reports,
-        "discharge_split_cpu_s": sections.get("discharge_cpu_s", 0.0), "units_cpu_s": units, "exams_cpu_s": exams,
-        "radiology_split_cpu_s": radiology_cpu,
+        "discharge_split_cpu_s": sections.get("discharge_cpu_s", 0.0), "units_cpu_s": units,
+        "discharge_exams_cpu_s": discharge_exams, "radiology_split_cpu_s": radiology_cpu,
+        "radiology_exams_cpu_s": radiology_exams,
         "discharge_notes_per_s_per_core": round(discharge / discharge_cpu, 1) if discharge_cpu else None,
         "radiology_reports_per_s_per_core": round(reports / radiology_cpu, 1) if radiology_cpu else None,
+        "radiology_reports_judged_per_s_per_core": (round(reports / (radiology_cpu + radiology_exams), 1)
+                                                    if radiology_cpu + radiology_exams else None),
     }
 
 
@@ -300,7 +305,8 @@ def projection(rows: list[dict], assets: dict[str, dict[str, dict]], cores: int)
     note_rate = {
         "discharge": (notes["discharge_split_cpu_s"] + notes["units_cpu_s"]) / max(notes["discharge_notes"], 1),
         "radiology": notes["radiology_split_cpu_s"] / max(notes["radiology_reports"], 1),
-        "exams": notes["exams_cpu_s"] / max(notes["discharge_notes"] + notes["radiology_reports"], 1),
+        "discharge_exams": notes["discharge_exams_cpu_s"] / max(notes["discharge_notes"], 1),
+        "radiology_exams": notes["radiology_exams_cpu_s"] / max(notes["radiology_reports"], 1),
     }
     lab_rate = _rate(rows, lambda r: _seconds(assets[str(r["admissions"])], LAB_STEPS), lambda r: r["lab_rows"] or 0)
     admission_rate = _rate(rows, lambda r: _other_seconds(assets[str(r["admissions"])]), lambda r: r["admissions"])
@@ -308,7 +314,8 @@ def projection(rows: list[dict], assets: dict[str, dict[str, dict]], cores: int)
         "startup_s": last["startup_s"],
         "discharge_notes_s": FULL_MIMIC["discharge_notes"] * note_rate["discharge"] / cores,
         "radiology_reports_s": FULL_MIMIC["radiology_reports"] * note_rate["radiology"] / cores,
-        "note_exams_s": (FULL_MIMIC["discharge_notes"] + FULL_MIMIC["radiology_reports"]) * note_rate["exams"] / cores,
+        "note_exams_s": (FULL_MIMIC["discharge_notes"] * note_rate["discharge_exams"]
+                         + FULL_MIMIC["radiology_reports"] * note_rate["radiology_exams"]) / cores,
         "lab_rows_s": FULL_MIMIC["lab_rows"] * lab_rate,
         "admissions_s": FULL_MIMIC["admissions"] * admission_rate,
         **{f"{source}_s": FULL_MIMIC[unit] * _source_rate(rows, assets, source) for source, unit in SOURCE_UNITS.items()},
@@ -451,6 +458,7 @@ def main() -> None:
         "structured_ratio": rows[-1]["structured_ratio"],
         "discharge_notes_per_s_per_core": rows[-1]["note_nlp"]["discharge_notes_per_s_per_core"],
         "radiology_reports_per_s_per_core": rows[-1]["note_nlp"]["radiology_reports_per_s_per_core"],
+        "radiology_reports_judged_per_s_per_core": rows[-1]["note_nlp"]["radiology_reports_judged_per_s_per_core"],
         "projected_full_mimic_min": projected["minutes"],
         "projected_full_mimic": projected,
         "multiprocess": multiprocess,

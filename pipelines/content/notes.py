@@ -74,14 +74,23 @@ def _units_task(sections: pl.DataFrame, links: pl.DataFrame) -> tuple[pl.DataFra
 
 
 def _exams_task(sections: pl.DataFrame, links: pl.DataFrame,
-                detail: pl.DataFrame | None) -> tuple[pl.DataFrame, pl.DataFrame, float]:
-    from pipelines.notes.findings import exam_findings_and_removals
+                detail: pl.DataFrame | None) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, float]]:
+    """The batch's exam findings, the discharge summaries' and the radiology reports' (a note with a
+    FINDINGS section) apart, each with its CPU seconds: a note's findings depend on that note only,
+    and the two kinds cost differently per note (the build's projection counts them apart)."""
+    from pipelines.notes.findings import RADIOLOGY_FINDINGS, exam_findings_and_removals
     from pipelines.notes.sections import build_nlp
 
-    started = time.process_time()
-    found, removals = exam_findings_and_removals(sections, links, detail, build_nlp())
-    found = found.with_columns(pl.col("exam_name").alias("raw_name"), pl.lit(None, pl.Utf8).alias("loinc"))
-    return found, removals, time.process_time() - started
+    radiology = pl.col("section").eq(RADIOLOGY_FINDINGS).any().over("note_id")
+    found, removals, cpu_s = [], [], {}
+    for kind, part in (("discharge", sections.filter(~radiology)), ("radiology", sections.filter(radiology))):
+        started = time.process_time()
+        exams, removed = exam_findings_and_removals(part, links, detail, build_nlp())
+        found.append(exams)
+        removals.append(removed)
+        cpu_s[kind] = time.process_time() - started
+    found = pl.concat(found).with_columns(pl.col("exam_name").alias("raw_name"), pl.lit(None, pl.Utf8).alias("loinc"))
+    return found, pl.concat(removals), cpu_s
 
 
 def note_cases(warehouse: Warehouse) -> pl.DataFrame:
@@ -173,29 +182,30 @@ def write_units(warehouse: Warehouse, links: pl.DataFrame, workers: int = 1, par
 
 
 def write_exams(warehouse: Warehouse, links: pl.DataFrame, workers: int = 1, partition: str = "mimic_notes",
-                removals: str = "mimic_notes_exams") -> tuple[Written, int, float]:
+                removals: str = "mimic_notes_exams") -> tuple[Written, int, dict[str, float]]:
     """exam_candidates ``partition``: admission physical exam, note vitals, radiology FINDINGS (and
     the scrubbed clauses in ``leakage_removals`` ``removals``); returns what was written, the removals
-    and the CPU seconds of the exam NLP."""
+    and the CPU seconds of the exam NLP per note kind (``discharge``, ``radiology``)."""
     if not warehouse.exists(SECTIONS):
-        return write_empty(warehouse, "exam_candidates", partition, "no note sections"), 0, 0.0
+        return write_empty(warehouse, "exam_candidates", partition, "no note sections"), 0, {}
     detail = (
         warehouse.scan("note_radiology_detail").filter(pl.col("field_name") == "exam_name").collect()
         if warehouse.exists("note_radiology_detail") else None
     )
     removed: list[pl.DataFrame] = []
-    cpu_s: list[float] = []
+    cpu_s: dict[str, float] = {}
 
     def exams() -> Iterator[pl.DataFrame]:
         tasks = ((sections, _of_notes(links, sections), _of_notes(detail, sections))
                  for sections in _section_batches(warehouse))
         for found, removals, seconds in ordered_map(_exams_task, tasks, workers, _init_worker):
             removed.append(removals)
-            cpu_s.append(seconds)
+            for kind, spent in seconds.items():
+                cpu_s[kind] = cpu_s.get(kind, 0.0) + spent
             yield found
 
     written = write_batches(warehouse, "exam_candidates", partition, exams())
-    return written, _write_removals(warehouse, removals, removed), sum(cpu_s)
+    return written, _write_removals(warehouse, removals, removed), cpu_s
 
 
 def _write_removals(warehouse: Warehouse, partition: str, frames: list[pl.DataFrame]) -> int:

@@ -118,7 +118,8 @@ def _note_units(p: Producer, warehouse: Warehouse, settings: Settings) -> Produc
 def _note_exams(p: Producer, warehouse: Warehouse, settings: Settings) -> Produced:
     written, removed, cpu_s = notes.write_exams(warehouse, notes.note_cases(warehouse), workers=settings.workers,
                                                 partition=p.partition, removals=p.removals)
-    return Produced(written, {"leakage_removals": removed, "nlp_cpu_s": round(cpu_s, 3)})
+    per_kind = {f"{kind}_nlp_cpu_s": round(cpu_s.get(kind, 0.0), 3) for kind in ("discharge", "radiology")}
+    return Produced(written, {"leakage_removals": removed, "nlp_cpu_s": round(sum(cpu_s.values()), 3), **per_kind})
 
 
 def _written_units(p: Producer, warehouse: Warehouse, units: pl.DataFrame, per_category: bool = False,

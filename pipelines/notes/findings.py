@@ -215,6 +215,7 @@ def _exam_name_by_note(sections: pl.DataFrame, radiology_detail: pl.DataFrame | 
 
 ECG = "Electrocardiogram"
 ECG_SECTIONS = ("hpi", "ed_course")  # where a discharge summary tells the presentation
+RADIOLOGY_FINDINGS = "findings"  # a radiology report's section read for its imaging result
 _ECG_MENTION = re.compile(r"\b(?:" + "|".join(re.escape(m) for m in ECG_MENTIONS) + r")(?![\w-])", re.I)
 _CLAUSE_END = re.compile(r"[.;](?=\s|$)|\n\s*\n")
 
@@ -262,7 +263,7 @@ def exam_findings_and_removals(
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(exam_results rows, leakage_removals rows) from the exam sections of the cases' notes."""
     nlp = nlp or build_nlp()
-    exam_sections = ["physical_exam_admission", "physical_exam", "findings", *ECG_SECTIONS]
+    exam_sections = ["physical_exam_admission", "physical_exam", RADIOLOGY_FINDINGS, *ECG_SECTIONS]
     rows = (
         sections.filter(pl.col("section").is_in(exam_sections))
         .with_columns(pl.col("section").eq("physical_exam_admission").any().over("note_id").alias("_has_adm"))
@@ -300,7 +301,7 @@ def exam_findings_and_removals(
             ecgs.setdefault((case_id, note_id), (terms, []))[1].extend(
                 (" ".join(text[s:e].split()), base + s, base + e) for s, e in ecg_clauses(text))  # one line
             continue
-        if rec["section"] == "findings":
+        if rec["section"] == RADIOLOGY_FINDINGS:
             pieces = [(imaging_exam_name(exam_names.get(note_id)), "imaging", 0, len(text))]
         else:
             pieces = [(label, "physical_exam", s, e) for label, s, e in exam_lines(text)]
