@@ -35,8 +35,9 @@ hosp/icu files. ``discharge_notes_per_s_per_core``: discharge notes per CPU seco
 reports per CPU second of their section split, which extracts FINDINGS, and
 ``radiology_reports_judged_per_s_per_core`` with their share of the exam step too (each FINDINGS
 scrubbed and judged abnormal or not, as an imaging result); all from the note assets' own CPU metadata
-(worker processes included, their start-up left out; the exam step times the two kinds apart). ``projected_full_mimic_min``: the build of the
-full MIMIC-IV (:data:`FULL_MIMIC`) from the largest scale's rates (:func:`projection`).
+(worker processes included, their start-up left out; the exam step times the two kinds apart).
+``projected_full_mimic_min``: the build of the full MIMIC-IV (:data:`FULL_MIMIC`) from the largest
+scale's rates (:func:`projection`).
 ``multiprocess_speedup``: the first scale's in-process build time over a build of the same sources under
 Dagster's multiprocess executor with as many steps at once as this process has CPUs
 (:func:`multiprocess_speedup`). ``incremental_shard_ratio``: `clinverse build --incremental` after a
