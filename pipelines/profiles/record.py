@@ -98,18 +98,24 @@ def _may_name(pairs: pl.DataFrame) -> pl.DataFrame:
     """The (case_id, condition, code, unit) pairs, in order, whose unit may name the condition: it
     holds a start of one of the condition's terms (:func:`pipelines.leakage.mention_starts`), or is
     not ASCII, or the terms have no such screen. A case holds a few conditions and denied units, so
-    the cohort's pairs are many and most name nothing: screened at once, not one by one."""
+    the cohort's pairs are many and most name nothing: which starts each distinct unit holds is found
+    at once (Aho-Corasick over every condition's starts), not pair by pair."""
     screen = [(condition, code, start) for condition, code in pairs.select("condition", "code").unique().iter_rows()
               for start in (mention_starts(_condition_terms(condition, code)) or (None,))]
-    if not screen:
-        return pairs
     starts = pl.DataFrame(screen, schema={"condition": pl.Utf8, "code": pl.Utf8, "start": pl.Utf8}, orient="row")
-    unit = pl.col("unit")
-    may = (pl.col("start").is_null() | unit.str.contains(r"[^\x00-\x7f]")
-           | unit.str.to_lowercase().str.contains(pl.col("start"), literal=True))
-    return (pairs.with_row_index("_pair")
-            .join(starts, on=["condition", "code"], nulls_equal=True, maintain_order="left")
-            .filter(may).unique("_pair", maintain_order=True).drop("_pair", "start"))
+    patterns = starts["start"].drop_nulls().unique().sort().to_list()
+    units = pairs.select("unit").unique()
+    ascii_units = units.filter(~pl.col("unit").str.contains(r"[^\x00-\x7f]"))
+    held = ascii_units.head(0).with_columns(start=pl.lit(None, pl.Utf8)) if not patterns else (
+        ascii_units.with_columns(start=pl.col("unit").str.to_lowercase().str.extract_many(patterns, overlapping=True))
+        .explode("start").drop_nulls("start").unique())
+    indexed = pairs.with_row_index("_pair")
+    named = indexed.join(held, on="unit").join(starts, on=["condition", "code", "start"], nulls_equal=True)["_pair"]
+    unscreened = indexed.join(starts.filter(pl.col("start").is_null()), on=["condition", "code"],
+                              nulls_equal=True)["_pair"]
+    not_ascii = indexed.join(ascii_units, on="unit", how="anti")["_pair"]
+    kept = pl.concat([named, unscreened, not_ascii]).unique().implode()
+    return indexed.filter(pl.col("_pair").is_in(kept)).drop("_pair")
 
 
 def without_denied_conditions(profiles: pl.DataFrame, denied_units: pl.DataFrame | None) -> pl.DataFrame:
