@@ -83,14 +83,16 @@ EPISODE_REPEATS = 5  # episode-throughput measurements, each in its own process:
 # Runs one build in a child (arguments: home, sources, MedQA file, then any further `clinverse build` flags)
 # and reports its wall time, peak RSS, start-up and the runner's report of every step as JSON on the last
 # line. Peak RSS is the build process's own; ``peak_worker_rss_mb`` that of its largest worker process
-# (the note NLP's, ClinLab's and the stress test's, which the run has joined by the time it reports).
+# (the note NLP's, ClinLab's and the stress test's), sampled as they run (benchmarks/process_peaks.py).
 # `clinverse build` returns an exit code, so the child wraps the CLI's build function to keep the
 # report of the very build the user runs.
 _CHILD = """
 import time
 born = time.perf_counter()
 import json, resource, sys
+from benchmarks.process_peaks import DescendantPeak
 from pipelines import cli
+workers = DescendantPeak().start()
 reports = []
 build = cli.build
 cli.build = lambda *args, **kwargs: reports.append(build(*args, **kwargs)) or reports[-1]
@@ -104,7 +106,7 @@ if code != 0 or not reports:
 report = reports[0]
 print(json.dumps({"code": code, "seconds": seconds,
                   "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                  "peak_worker_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+                  "peak_worker_rss_mb": workers.mb,
                   "startup_s": report.first_step_at - born, "step_seconds": report.step_seconds,
                   "asset_metrics": report.asset_metrics, "asset_step": report.asset_step}))
 """
