@@ -6,7 +6,8 @@ peak, so a worker started by a large build process reports that process's size. 
 ``VmHWM`` (``/proc/<pid>/status``, the high-water mark of its own memory since its exec) is read
 every ``interval`` seconds by a daemon thread instead, once the descendant runs a program of its own
 (its command line is not this process's); a worker's last growth before it exits may be missed by
-up to one interval.
+up to one interval. Descendants that already ran when sampling started are not this run's workers
+(a test's process may keep other children) and are left out.
 """
 
 from __future__ import annotations
@@ -55,8 +56,10 @@ class DescendantPeak:
     def __init__(self, interval: float = 0.5):
         self.interval = interval
         self.kb = 0
+        self._earlier: set[int] = set()
 
     def start(self) -> DescendantPeak:
+        self._earlier = set(descendants(os.getpid()))
         threading.Thread(target=self._watch, daemon=True).start()
         return self
 
@@ -65,7 +68,7 @@ class DescendantPeak:
         for pid in descendants(os.getpid()):
             # Between its fork and its exec a worker is a copy of this process, with this process's
             # pages: its program is not running yet, and it is read once it is.
-            if _command(pid) != own:
+            if pid not in self._earlier and _command(pid) != own:
                 self.kb = max(self.kb, high_water_kb(pid))
 
     @property
