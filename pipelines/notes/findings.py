@@ -32,7 +32,7 @@ from spacy.language import Language
 
 from pipelines.leakage import diagnosis_terms, has_content, scrub
 from pipelines.notes.lexicon import ECG_MENTIONS, EXAM_SYSTEMS, IMAGING_BODY_PARTS, IMAGING_MODALITIES, VITAL_LABELS
-from pipelines.notes.sections import CONTEXT, LINE_BREAKS, SENTENCES, TARGETS, build_nlp, may_negate
+from pipelines.notes.sections import CONTEXT, LINE_BREAKS, SENTENCES, TARGETS, any_beyond_negation, build_nlp
 from pipelines.notes.tables import REMOVAL_COLUMNS
 
 EXAM_COLUMNS = {
@@ -239,15 +239,16 @@ def ecg_clauses(text: str) -> list[tuple[int, int]]:
 
 def _abnormal(nlp: Language, texts: list[str], batch_size: int = 64) -> list[bool]:
     """True when a text holds an abnormal-finding word that ConText does not negate. ConText runs only
-    on texts with such a word and a negation rule's words (``may_negate``): it decides nothing about
-    the others, and it takes most of the time."""
+    when every such word could be negated (``any_beyond_negation``): it decides nothing about a word
+    that no negation rule can reach, and it takes most of the time."""
     context = nlp.get_pipe(CONTEXT)
     disable = [p for p in nlp.pipe_names if p not in {SENTENCES, LINE_BREAKS, TARGETS}]
     judged = []
     for doc in nlp.pipe((t.replace("\r", "\n") for t in texts), batch_size=batch_size, disable=disable):
-        found = any(e.label_ == "ABNORMAL" for e in doc.ents)
-        judged.append(found and (not may_negate(nlp, doc)
-                                 or any(e.label_ == "ABNORMAL" and not e._.is_negated for e in context(doc).ents)))
+        found = [e for e in doc.ents if e.label_ == "ABNORMAL"]
+        judged.append(bool(found) and (any_beyond_negation(nlp, doc, found)
+                                       or any(e.label_ == "ABNORMAL" and not e._.is_negated
+                                              for e in context(doc).ents)))
     return judged
 
 

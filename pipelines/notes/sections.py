@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 import time
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cache
 from collections.abc import Callable, Iterable
@@ -41,7 +42,7 @@ from medspacy.context import ConTextRule
 from medspacy.section_detection import SectionRule
 from medspacy.target_matcher import TargetRule
 from spacy.language import Language
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 
 from pipelines.notes.lexicon import (
     ABNORMAL_FINDINGS,
@@ -101,18 +102,74 @@ def build_nlp() -> Language:
 
 NEGATING = ("FORWARD", "BACKWARD", "BIDIRECTIONAL")  # directions of a rule that modifies (not TERMINATE, PSEUDO)
 _REQUIRED = (None, "+")  # token-pattern operators under which the token must be in a match
+_ONE_TOKEN = (None, "!", "?")  # those under which a pattern's token matches one token at most
 
 
-def may_negate(nlp: Language, doc: Doc) -> bool:
+def may_negate(nlp: Language, doc: Doc | Span) -> bool:
     """False when no negation rule of the pipeline's ConText can match in ``doc``: every rule's
     match needs one word of each of its required tokens (:func:`_negation_words`), and a doc that
     lacks them has no negated entity, so the caller skips ConText (most of the note NLP's cost) with
     the same result. In MIMIC-style sections about seven in ten docs lack them."""
-    rules = _negation_words(nlp)
-    if rules is None:
+    by_word = _negation_rules_by_word(nlp)
+    if by_word is None:
         return True
     words = {token.lower_ for token in doc}
-    return any(all(choices & words for choices in rule) for rule in rules)
+    return any(all(choices & words for choices in rule) for word in words & by_word.keys() for rule in by_word[word])
+
+
+def any_beyond_negation(nlp: Language, doc: Doc, entities: Iterable[Span]) -> bool:
+    """True when no negation rule of the pipeline's ConText can modify one of ``entities`` (spans of
+    ``doc``, which has sentences): a modifier's scope is the sentence its match starts in (ConText
+    without a window), so only a match starting in a sentence the entity overlaps can reach it, and
+    that match ends within the longest negation rule's length past the sentence
+    (:func:`_negation_reach`). In radiology FINDINGS three in four docs that :func:`may_negate` sends
+    to ConText hold an abnormal entity that none can reach."""
+    if not may_negate(nlp, doc):
+        return True
+    reach = _negation_reach(nlp)
+    if reach is None:
+        return False
+    starts = [sentence.start for sentence in doc.sents]
+    if len(starts) == 1:  # every entity's reach is the doc
+        return False
+    ends = [*starts[1:], len(doc)]
+    windows = {(starts[bisect_right(starts, e.start) - 1], min(len(doc), ends[bisect_right(starts, e.end - 1) - 1] + reach - 1))
+               for e in entities}
+    return any(not may_negate(nlp, doc[start:end]) for start, end in windows if (start, end) != (0, len(doc)))
+
+
+@cache
+def _negation_rules_by_word(nlp: Language) -> dict[str, list[tuple[frozenset[str], ...]]] | None:
+    """:func:`_negation_words`' rules under each word of their first required token: a doc's words
+    pick the few rules that may match, instead of every rule being tried."""
+    rules = _negation_words(nlp)
+    if rules is None:
+        return None
+    by_word: dict[str, list[tuple[frozenset[str], ...]]] = {}
+    for rule in rules:
+        for word in rule[0]:
+            by_word.setdefault(word, []).append(rule)
+    return by_word
+
+
+@cache
+def _negation_reach(nlp: Language) -> int | None:
+    """The most tokens a match of a negation rule of ``nlp``'s ConText can span; None when a rule's
+    match has no bound (a regex, a repeated token) or ConText scopes by a window, not by sentence."""
+    context = nlp.get_pipe(CONTEXT)
+    if getattr(context, "max_scope", None):
+        return None
+    lengths = []
+    for rule in context.rules:
+        if rule.category != "NEGATED_EXISTENCE" or rule.direction not in NEGATING:
+            continue
+        if rule.pattern is None:
+            lengths.append(len(nlp.make_doc(rule.literal)))
+        elif isinstance(rule.pattern, str) or any(spec.get("OP") not in _ONE_TOKEN for spec in rule.pattern):
+            return None
+        else:
+            lengths.append(len(rule.pattern))
+    return max(lengths, default=1)
 
 
 @cache
