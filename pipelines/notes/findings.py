@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import polars as pl
 from spacy.language import Language
@@ -171,6 +172,7 @@ def exam_lines(text: str) -> list[tuple[str, int, int]]:
 # ------------------------------------------------------------------------------------- imaging
 
 
+@lru_cache(maxsize=4096)  # exam titles repeat across reports (one title per kind of exam)
 def imaging_exam_name(raw: str | None) -> str:
     """A readable imaging exam name from MIMIC's exam title.
 
