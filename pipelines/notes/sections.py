@@ -133,7 +133,8 @@ def any_beyond_negation(nlp: Language, doc: Doc, entities: Iterable[Span]) -> bo
     if len(starts) == 1:  # every entity's reach is the doc
         return False
     ends = [*starts[1:], len(doc)]
-    windows = {(starts[bisect_right(starts, e.start) - 1], min(len(doc), ends[bisect_right(starts, e.end - 1) - 1] + reach - 1))
+    windows = {(starts[bisect_right(starts, e.start) - 1],  # the start of the entity's first sentence
+                min(len(doc), ends[bisect_right(starts, e.end - 1) - 1] + reach - 1))  # its last's end, and reach
                for e in entities}
     return any(not may_negate(nlp, doc[start:end]) for start, end in windows if (start, end) != (0, len(doc)))
 
@@ -163,8 +164,8 @@ def _negation_reach(nlp: Language) -> int | None:
     for rule in context.rules:
         if rule.category != "NEGATED_EXISTENCE" or rule.direction not in NEGATING:
             continue
-        if rule.pattern is None:
-            lengths.append(len(nlp.make_doc(rule.literal)))
+        if rule.pattern is None:  # a phrase, matched on the tokens of its lower case (as medspaCy adds it)
+            lengths.append(len(nlp.make_doc(rule.literal.lower())))
         elif isinstance(rule.pattern, str) or any(spec.get("OP") not in _ONE_TOKEN for spec in rule.pattern):
             return None
         else:
