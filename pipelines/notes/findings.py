@@ -249,8 +249,7 @@ def _abnormal(nlp: Language, texts: list[str], batch_size: int = 64) -> list[boo
     for doc in nlp.pipe((t.replace("\r", "\n") for t in texts), batch_size=batch_size, disable=disable):
         found = [e for e in doc.ents if e.label_ == "ABNORMAL"]
         judged.append(bool(found) and (any_beyond_negation(nlp, doc, found)
-                                       or any(e.label_ == "ABNORMAL" and not e._.is_negated
-                                              for e in context(doc).ents)))
+                                       or any(not e._.is_negated for e in context(doc).ents if e.label_ == "ABNORMAL")))
     return judged
 
 

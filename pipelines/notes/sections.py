@@ -139,6 +139,12 @@ def any_beyond_negation(nlp: Language, doc: Doc, entities: Iterable[Span]) -> bo
     return any(not may_negate(nlp, doc[start:end]) for start, end in windows if (start, end) != (0, len(doc)))
 
 
+def _negating_rules(nlp: Language) -> list[ConTextRule]:
+    """The NEGATED_EXISTENCE rules of ``nlp``'s ConText that modify (not those that end a scope)."""
+    return [rule for rule in nlp.get_pipe(CONTEXT).rules
+            if rule.category == "NEGATED_EXISTENCE" and rule.direction in NEGATING]
+
+
 @cache
 def _negation_rules_by_word(nlp: Language) -> dict[str, list[tuple[frozenset[str], ...]]] | None:
     """:func:`_negation_words`' rules under each word of their first required token: a doc's words
@@ -157,13 +163,10 @@ def _negation_rules_by_word(nlp: Language) -> dict[str, list[tuple[frozenset[str
 def _negation_reach(nlp: Language) -> int | None:
     """The most tokens a match of a negation rule of ``nlp``'s ConText can span; None when a rule's
     match has no bound (a regex, a repeated token) or ConText scopes by a window, not by sentence."""
-    context = nlp.get_pipe(CONTEXT)
-    if getattr(context, "max_scope", None):
+    if getattr(nlp.get_pipe(CONTEXT), "max_scope", None):
         return None
     lengths = []
-    for rule in context.rules:
-        if rule.category != "NEGATED_EXISTENCE" or rule.direction not in NEGATING:
-            continue
+    for rule in _negating_rules(nlp):
         if rule.pattern is None:  # a phrase, matched on the tokens of its lower case (as medspaCy adds it)
             lengths.append(len(nlp.make_doc(rule.literal.lower())))
         elif isinstance(rule.pattern, str) or any(spec.get("OP") not in _ONE_TOKEN for spec in rule.pattern):
@@ -180,9 +183,7 @@ def _negation_words(nlp: Language) -> tuple[tuple[frozenset[str], ...], ...] | N
     pattern's required tokens given by LOWER, TEXT or ORTH as a word or an IN list. None when a rule
     gives no such token (a regex, say): then any doc may be negated."""
     rules = []
-    for rule in nlp.get_pipe(CONTEXT).rules:
-        if rule.category != "NEGATED_EXISTENCE" or rule.direction not in NEGATING:
-            continue
+    for rule in _negating_rules(nlp):
         if rule.pattern is None:
             needed = [frozenset([t.lower_]) for t in nlp.make_doc(rule.literal) if not t.is_space]
         elif isinstance(rule.pattern, str):
