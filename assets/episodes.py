@@ -63,8 +63,15 @@ def episode_run(context: dg.AssetExecutionContext, config: EpisodeRunConfig, cli
         yield dg.MaterializeResult(asset_key=table, metadata=metadata if table == "episodes" else {"run_id": spec.id})
 
 
+# Declarative automation (the ``score_and_report`` sensor, pipelines.build_plan): a run's scores are
+# requested once its episodes land through Dagster, and for runs that have episodes but no scores when
+# the sensor is turned on; not while the episodes or the build's rubrics are missing or being written.
+SCORE_NEW_EPISODES = dg.AutomationCondition.eager()
+
+
 @dg.asset(group_name=EPISODE_GROUP, partitions_def=EPISODE_RUNS,
           deps=["episodes", "episode_events", "case_rubrics", "case_exam_targets"], kinds={"polars", "parquet"},
+          automation_condition=SCORE_NEW_EPISODES,
           description="`episode_scores` of one episode run (partition = run id), graded by the offline judge.")
 def episode_scores(context: dg.AssetExecutionContext, clinverse: ClinverseResource) -> dg.MaterializeResult:
     from pipelines.evaluation.runs import has_rubrics, score_run  # see assets/__init__.py

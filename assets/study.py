@@ -51,7 +51,15 @@ evaluate_job = dg.define_asset_job("evaluate", selection=dg.AssetSelection.asset
                                    description="The evaluation protocols, one partition each; config names the doctor.")
 
 
-@dg.asset(group_name=STUDY_GROUP, deps=[stat_tests], kinds={"html"},
+# Declarative automation (the ``score_and_report`` sensor): the report is rewritten after any protocol's
+# results change, once none is being written. Unlike ``eager`` it does not wait for every protocol: the
+# report shows what the warehouse holds.
+REPORT_NEW_RESULTS = (dg.AutomationCondition.any_deps_updated().since_last_handled()
+                      & ~dg.AutomationCondition.any_deps_in_progress() & ~dg.AutomationCondition.in_progress()
+                      ).with_label("any protocol's results updated")
+
+
+@dg.asset(group_name=STUDY_GROUP, deps=[stat_tests], kinds={"html"}, automation_condition=REPORT_NEW_RESULTS,
           description="The evaluation report (reports/evaluation.html in the warehouse folder); its summaries as "
                       "metadata.")
 def evaluation_report(clinverse: ClinverseResource) -> dg.MaterializeResult:

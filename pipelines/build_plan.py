@@ -1,7 +1,8 @@
 """The build as Dagster sees it: one job over the configured sources and everything downstream,
 the selections of an incremental rebuild (:data:`INPUTS`, then :func:`after_inputs` for the changed
 shards), the sensor that requests them when sources change, the schedule of a periodic full rebuild,
-and the Definitions holding them with the resources.
+the automation sensor that scores episode runs and refreshes the report, and the Definitions holding
+them with the resources.
 
 :func:`make_definitions` is called once per process: by ``pipelines.definitions`` for
 `dagster dev` (settings and resources from the environment), and by `clinverse build` with the
@@ -122,6 +123,16 @@ def new_source_data(context: dg.SensorEvaluationContext, clinverse: ClinverseRes
         dg.DeleteDynamicPartitionsRequest(SHARDS.name, [k for k in known if k not in names])])
 
 
+# Declarative automation where it serves: after the runs people start themselves (an episode run, an
+# evaluation protocol), so that their scores and the report follow without anyone asking. The build
+# itself is the sensor's: its cohort-wide steps must run once after every changed shard, in one run.
+score_and_report = dg.AutomationConditionSensorDefinition(
+    "score_and_report", target=dg.AssetSelection.assets("episode_scores", "evaluation_report"),
+    default_status=dg.DefaultSensorStatus.STOPPED, minimum_interval_seconds=60,
+    description="Scores each episode run whose episodes landed, and rewrites the evaluation report after a "
+                "protocol's results change (the assets' automation conditions). Off until turned on in the UI.")
+
+
 def _job_keys(context: dg.SensorEvaluationContext, selection: dg.AssetSelection) -> list[dg.AssetKey]:
     """The assets of ``selection`` that the ``build`` job holds (the configured sources' only)."""
     repository = context.repository_def
@@ -181,7 +192,7 @@ def make_definitions(settings: Settings | None = None,
         asset_checks=dg.load_asset_checks_from_modules(modules),
         resources=dict(resources),
         jobs=[job, episodes_job, evaluate_job],
-        sensors=[new_source_data],
+        sensors=[new_source_data, score_and_report],
         schedules=[full_rebuild(config.rebuild_cron(), settings.shards)],
     )
 

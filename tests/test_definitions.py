@@ -249,6 +249,45 @@ def test_the_full_rebuild_schedule_runs_the_build_job_on_the_configured_cron(mon
         make_definitions(Settings.from_values({"home": "/tmp/x"}))
 
 
+def test_the_automation_sensor_scores_landed_episode_runs_and_refreshes_the_report_once(tmp_path):
+    resource = ClinverseResource(home=str(tmp_path / "home"))
+    made = make_definitions(resource.settings(), {"clinverse": resource, "synthea": SyntheaResource()})
+    sensor = made.resolve_sensor_def("score_and_report")
+    assert sensor.default_status == dg.DefaultSensorStatus.STOPPED
+    targets = dg.AssetSelection.assets("episode_scores", "evaluation_report")
+    assert sensor.asset_selection.resolve(made.resolve_asset_graph()) == targets.resolve(made.resolve_asset_graph())
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("episode_runs", ["run-a", "run-b", "run-c"])
+
+        def landed(*tables: str, partition: str | None = None) -> None:
+            for table in tables:
+                instance.report_runless_asset_event(dg.AssetMaterialization(table, partition=partition))
+
+        cursor = None
+
+        def requested() -> dict[str, set]:
+            nonlocal cursor
+            result = dg.evaluate_automation_conditions(defs=made, instance=instance, asset_selection=targets,
+                                                       cursor=cursor)
+            cursor = result.cursor
+            found = {key: result.get_requested_partitions(dg.AssetKey(key)) for key in ("episode_scores",
+                                                                                        "evaluation_report")}
+            return {key: partitions for key, partitions in found.items() if partitions}
+
+        landed("episodes", "episode_events", partition="run-a")
+        assert requested() == {}  # no rubrics yet: the build has not run
+        landed("case_rubrics", "case_exam_targets")
+        assert requested() == {"episode_scores": {"run-a"}}
+        assert requested() == {}  # requested once
+        landed("episodes", "episode_events", "episode_scores", partition="run-b")  # the episodes job scored it
+        assert requested() == {}
+        landed("episodes", partition="run-a")  # a resumed run wrote more episodes
+        assert requested() == {"episode_scores": {"run-a"}}
+        landed("stat_tests", partition="stream")  # one protocol is enough for the report
+        assert requested() == {"evaluation_report": {None}}
+        assert requested() == {}
+
+
 # -- the runner: one in-process run, progress from the event stream -------------------------------
 
 @dg.asset(group_name="first")
