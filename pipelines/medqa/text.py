@@ -37,6 +37,8 @@ def _spellings() -> tuple[re.Pattern[str], dict[str, str]]:
 
 def ascii_fold(text: str) -> str:
     """Typographic quotes/dashes to ASCII, Greek letters spelled out, accents dropped."""
+    if text.isascii():  # most titles and questions: nothing to map or decompose
+        return text
     text = text.translate(_PUNCT_MAP)
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c))
