@@ -120,7 +120,7 @@ class CaseStore:
             people = pl.concat([people, skeleton.select(people.columns)], how="vertical_relaxed")
             people = people.unique("case_id", keep="first")
         rows = people.filter(pl.col("split") == split).sort("case_id").iter_rows()
-        return [LabAdmission(case_id, age, sex, self._exam_view(case_id)) for case_id, _, age, sex in rows]
+        return [LabAdmission(case_id, age, sex, self.exam_view(case_id)) for case_id, _, age, sex in rows]
 
     def folds(self, k: int) -> list[CaseStore]:
         """``k`` stores over the same tables, the ``i``-th with the ``i``-th fold of the patients as
@@ -207,11 +207,12 @@ class CaseStore:
             sex=row["sex"],
             presentation=row["presentation"],
             patient=self._patient_view(case_id),
-            exams=self._exam_view(case_id),
+            exams=self.exam_view(case_id),
             manager=_manager_view(row),
         )
 
-    def _exam_view(self, case_id: str) -> ExamView:
+    def exam_view(self, case_id: str) -> ExamView:
+        """The case's exam view alone, for a pass that needs no other view (:meth:`case` builds all three)."""
         return ExamView(case_id, tuple(starmap(ExamResult, self._exams.rows(case_id))), self.catalog)
 
     def _patient_view(self, case_id: str) -> PatientView:
