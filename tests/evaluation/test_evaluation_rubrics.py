@@ -105,6 +105,20 @@ def test_build_writes_valid_tables_for_every_source(scoring_store):
     assert set(rubrics["kind"]) == {"evidence"} and schemas.validate("case_exam_targets", targets) is not None
 
 
+def test_build_gives_the_same_tables_whatever_the_cases_per_part(monkeypatch):
+    from pipelines.evaluation import rubrics as module
+
+    store, medqa = _cloned_store(3), schemas.empty("medqa_rubric")
+    prescriptions = pl.DataFrame(schema={"case_id": pl.Utf8, "starttime": pl.Datetime("us"), "drug": pl.Utf8,
+                                         "route": pl.Utf8})
+    whole = build(store, medqa, prescriptions)
+    monkeypatch.setattr(module, "CASES_PER_PART", 2)  # several parts, the last one short
+    parts = build(store, medqa, prescriptions)
+    assert len(store.case_ids()) % 2 == 1 and whole[0].height > 0 and whole[1].height > 0
+    assert parts[0].equals(whole[0]) and parts[1].equals(whole[1])
+    assert schemas.validate("case_rubrics", parts[1]).height == parts[1].height
+
+
 def test_the_judge_words_fold_synonyms_plurals_and_filler():
     words = judge_words()
     assert words.of("Shortness of breath, worse at night") == words.of("dyspnoea worse night")
