@@ -28,7 +28,7 @@ def _prescriptions(warehouse: Warehouse) -> pl.DataFrame:
     if not all(warehouse.exists(t) for t in MIMIC):
         return pl.DataFrame(schema={"case_id": pl.Utf8, "starttime": pl.Datetime("us"), "drug": pl.Utf8,
                                     "route": pl.Utf8})
-    return first_day_prescriptions(*(warehouse.read(t) for t in MIMIC), rubric_params())
+    return first_day_prescriptions(*(warehouse.scan(t) for t in MIMIC), rubric_params())
 
 
 @dg.multi_asset(

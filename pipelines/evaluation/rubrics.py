@@ -41,18 +41,19 @@ from pipelines.evaluation.text import Words, fold, judge_words
 CASES_PER_PART = 2000
 
 
-def first_day_prescriptions(provenance: pl.DataFrame, admissions: pl.DataFrame, prescriptions: pl.DataFrame,
-                            params: RubricParams) -> pl.DataFrame:
+def first_day_prescriptions(provenance: pl.DataFrame | pl.LazyFrame, admissions: pl.DataFrame | pl.LazyFrame,
+                            prescriptions: pl.DataFrame | pl.LazyFrame, params: RubricParams) -> pl.DataFrame:
     """The prescriptions begun in each MIMIC-IV case's first ``params.hours`` hours:
-    ``case_id``, ``starttime``, ``drug``, ``route`` (earliest first)."""
+    ``case_id``, ``starttime``, ``drug``, ``route`` (earliest first). Lazy inputs (the warehouse's
+    scans) are read for the columns and drug types used only."""
     window = timedelta(hours=params.hours)
-    stays = provenance.filter(pl.col("source") == "mimic_iv").select("case_id", "hadm_id").join(
-        admissions.select("hadm_id", "admittime"), on="hadm_id")
-    return (prescriptions.filter(pl.col("drug_type").is_in(params.drug_types), pl.col("drug").is_not_null())
+    stays = provenance.lazy().filter(pl.col("source") == "mimic_iv").select("case_id", "hadm_id").join(
+        admissions.lazy().select("hadm_id", "admittime"), on="hadm_id")
+    return (prescriptions.lazy().filter(pl.col("drug_type").is_in(params.drug_types), pl.col("drug").is_not_null())
             .join(stays, on="hadm_id")
             .filter(pl.col("starttime") >= pl.col("admittime"), pl.col("starttime") < pl.col("admittime") + window)
             .select("case_id", "starttime", "drug", "route")
-            .sort("case_id", "starttime", "drug", nulls_last=True))
+            .sort("case_id", "starttime", "drug", "route", nulls_last=True).collect())
 
 
 def _exam_point(result: ExamResult) -> str:
