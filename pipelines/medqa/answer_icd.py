@@ -168,14 +168,16 @@ def _synonym_index() -> dict[str, SynonymRow]:
 
 _NOS = re.compile(r"\b(?:NOS|NEC|not elsewhere classified|not otherwise specified)\b", re.I)
 _BRACKET = re.compile(r"\s*\[([^\]]*)\]")
+_UNSPECIFIED_TAIL = re.compile(r",\s*unspecified\b.*$")
 
 
 def _entry_texts(text: str) -> list[str]:
     """Index forms of one title: as written, without NOS, without brackets/parentheses, bracket content."""
     base = " ".join(_NOS.sub("", text).split()).strip(" ,")
-    forms = [text, base, _BRACKET.sub("", base), _PAREN.sub("", _BRACKET.sub("", base))]
+    unbracketed = _BRACKET.sub("", base)
+    forms = [text, base, unbracketed, _PAREN.sub("", unbracketed)]
     forms.extend(b for b in _BRACKET.findall(base) if len(b) > 3)
-    forms.append(re.sub(r",\s*unspecified\b.*$", "", base))
+    forms.append(_UNSPECIFIED_TAIL.sub("", base))
     return _unique(f.strip(" ,") for f in forms if f.strip(" ,"))
 
 

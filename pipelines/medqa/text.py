@@ -35,13 +35,27 @@ def _spellings() -> tuple[re.Pattern[str], dict[str, str]]:
     return re.compile("|".join(re.escape(b) for b in stems)), stems
 
 
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
 def ascii_fold(text: str) -> str:
     """Typographic quotes/dashes to ASCII, Greek letters spelled out, accents dropped."""
     if text.isascii():  # most titles and questions: nothing to map or decompose
         return text
-    text = text.translate(_PUNCT_MAP)
-    decomposed = unicodedata.normalize("NFKD", text)
+    # Only the runs beyond ASCII are mapped and decomposed (the map's keys are all beyond it): NFKD
+    # maps each character on its own, and its reordering moves combining marks only among
+    # themselves, all of which are dropped. A question with one degree sign is not walked whole.
+    return _NOT_ASCII.sub(_fold_run, text)
+
+
+def _fold_run(run: re.Match[str]) -> str:
+    decomposed = unicodedata.normalize("NFKD", run.group().translate(_PUNCT_MAP))
     return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+_POSSESSIVE = re.compile(r"(\w)'s\b")
+_PLURAL_POSSESSIVE = re.compile(r"(\w)s'(\s|$)")
+_NOT_WORD = re.compile(r"[^a-z0-9+]+")
 
 
 @lru_cache(maxsize=200_000)
@@ -52,12 +66,11 @@ def norm(text: str) -> str:
     ``"Zenker's diverticulum"`` -> ``"zenker diverticulum"``.
     """
     t = ascii_fold(text).lower()
-    t = re.sub(r"(\w)'s\b", r"\1", t)
-    t = re.sub(r"(\w)s'(\s|$)", r"\1s\2", t)
+    if "'" in t:  # most names have no possessive
+        t = _PLURAL_POSSESSIVE.sub(r"\1s\2", _POSSESSIVE.sub(r"\1", t))
     spelling, american = _spellings()
     t = spelling.sub(lambda m: american[m.group(0)], t)
-    t = re.sub(r"[^a-z0-9+]+", " ", t)
-    return " ".join(t.split())
+    return " ".join(_NOT_WORD.sub(" ", t).split())
 
 
 def is_abbreviation(term: str) -> bool:
