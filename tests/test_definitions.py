@@ -288,6 +288,23 @@ def test_the_automation_sensor_scores_landed_episode_runs_and_refreshes_the_repo
         assert requested() == {}
 
 
+def test_the_automation_sensor_scores_the_runs_left_unscored_when_it_is_turned_on(tmp_path):
+    resource = ClinverseResource(home=str(tmp_path / "home"))
+    made = make_definitions(resource.settings(), {"clinverse": resource, "synthea": SyntheaResource()})
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("episode_runs", ["unscored", "scored", "empty"])
+        for table, partition in (("case_rubrics", None), ("case_exam_targets", None), ("episodes", "unscored"),
+                                 ("episode_events", "unscored"), ("episodes", "scored"), ("episode_events", "scored"),
+                                 ("episode_scores", "scored")):
+            instance.report_runless_asset_event(dg.AssetMaterialization(table, partition=partition))
+        first = dg.evaluate_automation_conditions(defs=made, instance=instance,
+                                                  asset_selection=dg.AssetSelection.assets("episode_scores"))
+        assert first.get_requested_partitions(dg.AssetKey("episode_scores")) == {"unscored"}
+        again = dg.evaluate_automation_conditions(defs=made, instance=instance, cursor=first.cursor,
+                                                  asset_selection=dg.AssetSelection.assets("episode_scores"))
+        assert again.total_requested == 0
+
+
 # -- the runner: one in-process run, progress from the event stream -------------------------------
 
 @dg.asset(group_name="first")
