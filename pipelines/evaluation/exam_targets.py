@@ -21,7 +21,6 @@ from __future__ import annotations
 import polars as pl
 from sklearn.metrics import adjusted_mutual_info_score
 
-import schemas
 from pipelines.episodes.store import CaseStore, EpisodeCase
 from pipelines.episodes.views import ExamView
 
@@ -36,7 +35,7 @@ def exam_weights(store: CaseStore, min_support: int) -> dict[str, float]:
     """Informative exams -> their weight (adjusted mutual information with the block, train split).
     Only the exam views are built: the patient's is most of a case's cost, and none is read here."""
     blocks, abnormal = [], []
-    train = store.cases.filter(pl.col("split") == "train", pl.col("primary_icd10_block").is_not_null())
+    train = store.cases.filter(pl.col("split") == "train")
     for case_id, block in train.select("case_id", "primary_icd10_block").iter_rows():
         if block:
             blocks.append(block)
@@ -59,12 +58,3 @@ def ranked_targets(case: EpisodeCase, weights: dict[str, float]) -> list[Target]
     matter = [(not bool(r.abnormal), -weights[name], name) for name, r in case.exams.by_name.items()
               if name in weights and r.origin == "recorded"]
     return [(rank, name, not normal, -weight) for rank, (normal, weight, name) in enumerate(sorted(matter), 1)]
-
-
-def targets_frame(rows: list[tuple[str, int, str, bool, float]]) -> pl.DataFrame:
-    """``case_exam_targets`` from ``(case_id, *target)`` rows: tuples, not dicts, for a row per case and
-    exam of the whole cohort."""
-    schema = schemas.empty("case_exam_targets").schema
-    columns = ("case_id", "rank", "exam_name", "abnormal", "weight")
-    return schemas.conform("case_exam_targets",
-                           pl.DataFrame(rows, schema={c: schema[c] for c in columns}, orient="row"))

@@ -31,7 +31,7 @@ import polars as pl
 import schemas
 from pipelines.episodes.store import CaseStore, EpisodeCase
 from pipelines.episodes.views import ExamResult
-from pipelines.evaluation.exam_targets import exam_weights, ranked_targets, targets_frame
+from pipelines.evaluation.exam_targets import exam_weights, ranked_targets
 from pipelines.evaluation.params import RubricParams, rubric_params
 from pipelines.evaluation.reference import grouped
 from pipelines.evaluation.text import Words, fold, judge_words
@@ -127,15 +127,8 @@ def build(store: CaseStore, medqa_rubric: pl.DataFrame, prescriptions: pl.DataFr
         for kind, points in (("evidence", evidence), ("management", management)):
             rubrics += [(case_id, kind, i, text, basis, ref) for i, (text, basis, ref) in enumerate(points)]
         if n % CASES_PER_PART == 0:
-            target_parts.append(targets_frame(targets))
-            rubric_parts.append(_rubrics_frame(rubrics))
+            target_parts.append(schemas.from_rows("case_exam_targets", targets))
+            rubric_parts.append(schemas.from_rows("case_rubrics", rubrics))
             targets, rubrics = [], []
-    return (pl.concat([*target_parts, targets_frame(targets)], rechunk=True),
-            pl.concat([*rubric_parts, _rubrics_frame(rubrics)], rechunk=True))
-
-
-def _rubrics_frame(rows: list[tuple[str, str, int, str, str, str]]) -> pl.DataFrame:
-    """``case_rubrics`` from ``(case_id, kind, ordinal, key_point, basis, source_ref)`` rows."""
-    schema = schemas.empty("case_rubrics").schema
-    columns = ("case_id", "kind", "ordinal", "key_point", "basis", "source_ref")
-    return schemas.conform("case_rubrics", pl.DataFrame(rows, schema={c: schema[c] for c in columns}, orient="row"))
+    return (pl.concat([*target_parts, schemas.from_rows("case_exam_targets", targets)], rechunk=True),
+            pl.concat([*rubric_parts, schemas.from_rows("case_rubrics", rubrics)], rechunk=True))
