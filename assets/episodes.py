@@ -65,12 +65,12 @@ def episode_run(context: dg.AssetExecutionContext, config: EpisodeRunConfig, cli
 
 # Declarative automation (the ``score_and_report`` sensor, pipelines.build_plan): Dagster's ``eager`` (a
 # run's scores once its episodes land through Dagster; not while they or the build's rubrics are missing
-# or being written), and at the sensor's first evaluation every run that has episodes but no scores.
+# or being written), and at the sensor's first evaluation, under the same guards, every run that has
+# episodes but no scores (``eager`` only sees updates).
 _AC = dg.AutomationCondition
-SCORE_NEW_EPISODES = (
-    ((_AC.newly_missing() | _AC.any_deps_updated()).since_last_handled() | (_AC.initial_evaluation() & _AC.missing()))
-    & ~_AC.any_deps_missing() & ~_AC.any_deps_in_progress() & ~_AC.in_progress()
-).with_label("episodes landed, or unscored when the sensor starts")
+SCORE_NEW_EPISODES = (_AC.eager() | (
+    _AC.initial_evaluation() & _AC.missing() & ~_AC.any_deps_missing() & ~_AC.any_deps_in_progress() & ~_AC.in_progress()
+)).with_label("episodes landed, or unscored when the sensor starts")
 
 
 @dg.asset(group_name=EPISODE_GROUP, partitions_def=EPISODE_RUNS,

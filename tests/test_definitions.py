@@ -249,20 +249,26 @@ def test_the_full_rebuild_schedule_runs_the_build_job_on_the_configured_cron(mon
         make_definitions(Settings.from_values({"home": "/tmp/x"}))
 
 
-def test_the_automation_sensor_scores_landed_episode_runs_and_refreshes_the_report_once(tmp_path):
+@pytest.fixture
+def automation_defs(tmp_path) -> dg.Definitions:
     resource = ClinverseResource(home=str(tmp_path / "home"))
-    made = make_definitions(resource.settings(), {"clinverse": resource, "synthea": SyntheaResource()})
+    return make_definitions(resource.settings(), {"clinverse": resource, "synthea": SyntheaResource()})
+
+
+def _landed(instance: dg.DagsterInstance, *tables: str, partition: str | None = None) -> None:
+    """What a run that wrote ``tables`` (of episode run ``partition``) leaves in the instance."""
+    for table in tables:
+        instance.report_runless_asset_event(dg.AssetMaterialization(table, partition=partition))
+
+
+def test_the_automation_sensor_scores_landed_episode_runs_and_refreshes_the_report_once(automation_defs):
+    made = automation_defs
     sensor = made.resolve_sensor_def("score_and_report")
     assert sensor.default_status == dg.DefaultSensorStatus.STOPPED
     targets = dg.AssetSelection.assets("episode_scores", "evaluation_report")
     assert sensor.asset_selection.resolve(made.resolve_asset_graph()) == targets.resolve(made.resolve_asset_graph())
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions("episode_runs", ["run-a", "run-b", "run-c"])
-
-        def landed(*tables: str, partition: str | None = None) -> None:
-            for table in tables:
-                instance.report_runless_asset_event(dg.AssetMaterialization(table, partition=partition))
-
         cursor = None
 
         def requested() -> dict[str, set]:
@@ -274,34 +280,31 @@ def test_the_automation_sensor_scores_landed_episode_runs_and_refreshes_the_repo
                                                                                         "evaluation_report")}
             return {key: partitions for key, partitions in found.items() if partitions}
 
-        landed("episodes", "episode_events", partition="run-a")
+        _landed(instance, "episodes", "episode_events", partition="run-a")
         assert requested() == {}  # no rubrics yet: the build has not run
-        landed("case_rubrics", "case_exam_targets")
+        _landed(instance, "case_rubrics", "case_exam_targets")
         assert requested() == {"episode_scores": {"run-a"}}
         assert requested() == {}  # requested once
-        landed("episodes", "episode_events", "episode_scores", partition="run-b")  # the episodes job scored it
+        _landed(instance, "episodes", "episode_events", "episode_scores", partition="run-b")  # the episodes job scored it
         assert requested() == {}
-        landed("episodes", partition="run-a")  # a resumed run wrote more episodes
+        _landed(instance, "episodes", partition="run-a")  # a resumed run wrote more episodes
         assert requested() == {"episode_scores": {"run-a"}}
-        landed("stat_tests", partition="stream")  # one protocol is enough for the report
+        _landed(instance, "stat_tests", partition="stream")  # one protocol is enough for the report
         assert requested() == {"evaluation_report": {None}}
         assert requested() == {}
 
 
-def test_the_automation_sensor_scores_the_runs_left_unscored_when_it_is_turned_on(tmp_path):
-    resource = ClinverseResource(home=str(tmp_path / "home"))
-    made = make_definitions(resource.settings(), {"clinverse": resource, "synthea": SyntheaResource()})
+def test_the_automation_sensor_scores_the_runs_left_unscored_when_it_is_turned_on(automation_defs):
+    scores = dg.AssetSelection.assets("episode_scores")
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions("episode_runs", ["unscored", "scored", "empty"])
-        for table, partition in (("case_rubrics", None), ("case_exam_targets", None), ("episodes", "unscored"),
-                                 ("episode_events", "unscored"), ("episodes", "scored"), ("episode_events", "scored"),
-                                 ("episode_scores", "scored")):
-            instance.report_runless_asset_event(dg.AssetMaterialization(table, partition=partition))
-        first = dg.evaluate_automation_conditions(defs=made, instance=instance,
-                                                  asset_selection=dg.AssetSelection.assets("episode_scores"))
+        _landed(instance, "case_rubrics", "case_exam_targets")
+        _landed(instance, "episodes", "episode_events", partition="unscored")
+        _landed(instance, "episodes", "episode_events", "episode_scores", partition="scored")
+        first = dg.evaluate_automation_conditions(defs=automation_defs, instance=instance, asset_selection=scores)
         assert first.get_requested_partitions(dg.AssetKey("episode_scores")) == {"unscored"}
-        again = dg.evaluate_automation_conditions(defs=made, instance=instance, cursor=first.cursor,
-                                                  asset_selection=dg.AssetSelection.assets("episode_scores"))
+        again = dg.evaluate_automation_conditions(defs=automation_defs, instance=instance, cursor=first.cursor,
+                                                  asset_selection=scores)
         assert again.total_requested == 0
 
 
