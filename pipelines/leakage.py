@@ -54,6 +54,7 @@ from functools import lru_cache
 
 import polars as pl
 
+from pipelines.accents import strip_accents
 from pipelines.datafiles import Record, csv_records, unique, yaml_record
 
 SYNONYMS_FILE = "leakage_synonyms.csv"
@@ -101,15 +102,9 @@ _NON_ALNUM = re.compile(r"[\W_]+")
 _SEP = r"[\s\-\u2010-\u2014/_.']{0,3}"  # what may stand between the words of a term in raw text
 
 
-def _strip_accents(text: str) -> str:
-    if text.isascii():
-        return text
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-
-
 def normalise(text: str | None) -> str:
     """Case, accent, punctuation, hyphen and whitespace folding shared by matching and audits."""
-    text = _APOSTROPHES.sub("", _strip_accents(text or "").lower())
+    text = _APOSTROPHES.sub("", strip_accents(text or "").lower())
     return _NON_ALNUM.sub(" ", text).strip()
 
 
@@ -180,13 +175,24 @@ def _term_pattern(term: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![^\W_])(?:{_term_regex(term)})(?![^\W_])", 0 if _case_sensitive(term) else re.IGNORECASE)
 
 
-def _scan(text: str, ordered: tuple[str, ...]) -> list[tuple[int, int, str]]:
+def _scan(text: str, ordered: tuple[str, ...], starts: dict[str, str | None] | None = None) -> list[tuple[int, int, str]]:
     """What one alternation of ``ordered``'s patterns finds scanning ``text`` (leftmost first, at each
     start the first term in order that matches there, resuming after it), from each term's own
-    compiled pattern: every start where each term matches, then that scan over them."""
+    compiled pattern: every start where each term matches, then that scan over them. ``starts``
+    (an ASCII text's): what each term's matches start with (:func:`_starts`), so that a term is
+    tried only where that occurs in the lower-cased text, not searched for at every position."""
     first: dict[int, tuple[int, int]] = {}  # start -> (the first term matching there, its end)
+    lowered = text.lower() if starts else ""
     for rank, term in enumerate(ordered):
         pattern = _term_pattern(term)
+        prefix = starts.get(term) if starts else None
+        if prefix is not None:
+            at = lowered.find(prefix)
+            while at >= 0:
+                if (m := pattern.match(text, at)) is not None:
+                    first.setdefault(at, (rank, m.end()))
+                at = lowered.find(prefix, at + 1)
+            continue
         m = pattern.search(text)
         while m is not None:
             first.setdefault(m.start(), (rank, m.end()))
@@ -207,18 +213,21 @@ def find_mentions(text: str | None, terms: list[str]) -> list[Mention]:
     if text.isascii() and (found_starts := _starts(terms)) is not None:
         # A term can match only where its start occurs. Most texts hold none: a substring test spares
         # the regexes. The others are matched with the terms whose start they hold, which finds the
-        # same mentions (the rest could match nowhere).
+        # same mentions (the rest could match nowhere), each tried only where its start occurs.
         starts, distinct = found_starts
         lowered = text.lower()
         present = {s for s in distinct if s in lowered}
         if not present:
             return []
-        terms = tuple(t for t, s in zip(terms, starts) if s in present)
+        term_starts = {t: s for t, s in zip(terms, starts) if s in present}
+        terms = tuple(term_starts)
+    else:
+        term_starts = None
     # Accent folding keeps positions only for ASCII; other text is matched on a folded copy with a map.
     folded, where = (text, None) if text.isascii() else _accent_map(text)
     found: list[Mention] = []
     for ordered in _modes(terms):
-        for start, end, term in _scan(folded, ordered):
+        for start, end, term in _scan(folded, ordered, term_starts):
             if where is not None:
                 start, end = where[start], where[end - 1] + 1
             found.append(Mention(start, end, term, text[start:end]))

@@ -98,16 +98,17 @@ def test_find_mentions_whole_words_plurals_and_case_rules() -> None:
 
 
 def test_find_mentions_finds_what_the_whole_alternation_of_terms_finds() -> None:
-    """A text is matched with each term's own pattern, for the terms whose start it holds only: the
-    mentions, their spans and the term behind each are those one alternation of the case's whole
-    set of terms finds (plurals, -ies, case rules, terms inside or overlapping others, a term that
-    overlaps itself)."""
+    """A text is matched with each term's own pattern, for the terms whose start it holds only, and
+    only where that start occurs: the mentions, their spans and the term behind each are those one
+    alternation of the case's whole set of terms finds (plurals, -ies, case rules, terms inside or
+    overlapping others, a term that overlaps itself, a start inside a word or repeated)."""
     terms = (NSTEMI + CHF + PE + diagnosis_terms("Kidney stones", ["Nephrolithiasis"], "N20.0", "Calculus of kidney")
              + ["stone kidney", "failure", "failure failure", "heart"])
     texts = ["h/o CHF. Prior heart-failure admits; 2 MIs; non ST-elevation myocardial infarctions; I21.4 / I214",
              "two PEs, kidney stone x2, nephrolithiases; chf (lower case) and Heart Failures",
              "calculi of kidney? pulmonary emboli; HEART ATTACK; stones", "nothing here at all",
-             "kidney stone kidney stone kidney; failure failure failure; heart heart failure failures"]
+             "kidney stone kidney stone kidney; failure failure failure; heart heart failure failures",
+             "preheart failure; heartheart failure, heart  failure; kidneystone kidney\nstones; MIMI mi MI, STEMIs"]
     for text in texts:
         whole = []
         for ordered in leakage._modes(tuple(terms)):

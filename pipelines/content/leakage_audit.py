@@ -23,12 +23,12 @@ text. Results are cached per primary code, so a check over millions of units com
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
 import polars as pl
 
+from pipelines.accents import strip_accents
 from pipelines.datafiles import yaml_record
 from pipelines.icd import icd10cm
 
@@ -51,10 +51,7 @@ HITS_SCHEMA = {"case_id": pl.Utf8, "column": pl.Utf8, "name": pl.Utf8, "snippet"
 
 def fold(text: str | None) -> str:
     """Lower case, accents stripped, every run of other characters one space, padded by spaces."""
-    text = text or ""
-    if not text.isascii():
-        text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-    return " " + " ".join(_OTHER.sub(" ", text.lower()).split()) + " "
+    return " " + " ".join(_OTHER.sub(" ", strip_accents(text or "").lower()).split()) + " "
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,12 @@ need not repeat. :func:`share` is the fraction of one set found in another.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping
 from functools import cache, lru_cache
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
+from pipelines.accents import strip_accents
 from pipelines.datafiles import DataFileError, yaml_mapping
 from pipelines.evaluation.params import PACKAGE, match_params
 
@@ -29,8 +29,7 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 def fold(text: str | None) -> str:
     """Lower case, accents stripped, punctuation (but a decimal point) folded to single spaces."""
-    plain = unicodedata.normalize("NFKD", (text or "").replace("ß", "ss"))
-    plain = "".join(ch for ch in plain if not unicodedata.combining(ch)).lower()
+    plain = strip_accents((text or "").replace("ß", "ss")).lower()
     return " ".join(_NOT_WORD.sub(" ", plain).split())
 
 

@@ -18,10 +18,10 @@ name. A name is either an exam or a panel, never both:
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import cache
 
+from pipelines.accents import strip_accents
 from pipelines.datafiles import Record, csv_records, unique
 from schemas._types import EXAM_KINDS
 
@@ -38,12 +38,7 @@ def name_key(name: str | None) -> str:
     """Comparison key: lower case, accents stripped, punctuation folded to single spaces."""
     if not name:
         return ""
-    if name.isascii():  # nothing to decompose (the common case: a screen folds every patient sentence)
-        plain = name.lower()
-    else:
-        decomposed = unicodedata.normalize("NFKD", name.replace("ß", "ss"))
-        plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
-    return _NOT_KEY.sub(" ", plain).strip()
+    return _NOT_KEY.sub(" ", strip_accents(name.replace("ß", "ss")).lower()).strip()
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,9 @@ lookups compare :func:`norm` forms; finding a name inside visible text is
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import cache, lru_cache
 
+from pipelines.accents import strip_accents
 from pipelines.datafiles import csv_records, unique
 
 _PUNCT_MAP = str.maketrans(
@@ -35,22 +35,11 @@ def _spellings() -> tuple[re.Pattern[str], dict[str, str]]:
     return re.compile("|".join(re.escape(b) for b in stems)), stems
 
 
-_NOT_ASCII = re.compile(r"[^\x00-\x7f]+")
-
-
 def ascii_fold(text: str) -> str:
     """Typographic quotes/dashes to ASCII, Greek letters spelled out, accents dropped."""
     if text.isascii():  # most titles and questions: nothing to map or decompose
         return text
-    # Only the runs beyond ASCII are mapped and decomposed (the map's keys are all beyond it): NFKD
-    # maps each character on its own, and its reordering moves combining marks only among
-    # themselves, all of which are dropped. A question with one degree sign is not walked whole.
-    return _NOT_ASCII.sub(_fold_run, text)
-
-
-def _fold_run(run: re.Match[str]) -> str:
-    decomposed = unicodedata.normalize("NFKD", run.group().translate(_PUNCT_MAP))
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
+    return strip_accents(text.translate(_PUNCT_MAP))
 
 
 _POSSESSIVE = re.compile(r"(\w)'s\b")
