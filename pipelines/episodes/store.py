@@ -215,6 +215,15 @@ class CaseStore:
         """The case's exam view alone, for a pass that needs no other view (:meth:`case` builds all three)."""
         return ExamView(case_id, tuple(starmap(ExamResult, self._exams.rows(case_id))), self.catalog)
 
+    def first_results(self) -> pl.DataFrame:
+        """Every case's first result of each exam, as :attr:`ExamView.by_name` holds them: ``case_id``
+        and the view's columns, in case order (a cohort-wide pass that reads only these builds no view)."""
+        exams = self._exams
+        case_ids = pl.Series("case_id", list(exams.spans), dtype=pl.Utf8)
+        counts = pl.Series([n for _, n in exams.spans.values()], dtype=pl.UInt32)
+        rows = exams.frame.with_columns(case_ids.repeat_by(counts).explode().alias("case_id"))
+        return rows.unique(["case_id", "exam_name"], keep="first", maintain_order=True).select("case_id", *EXAM_COLUMNS)
+
     def _patient_view(self, case_id: str) -> PatientView:
         units = tuple(starmap(Unit, self._units.rows(case_id)))
         p = self._profiles.get(case_id)

@@ -1,6 +1,6 @@
 """Role views are isolated by construction: each role takes its own view and refuses the others."""
 
-from dataclasses import fields
+from dataclasses import astuple, fields
 
 import polars as pl
 import pytest
@@ -78,6 +78,24 @@ def test_acceptable_codes_and_repeated_results_when_the_warehouse_has_them():
     assert Judge(case.manager).reward(final) == 1.0  # an acceptable code's block counts
     assert [r.value_text for r in case.exams.results if r.exam_name == "Sodium"] == ["131", "140"]
     assert case.exams.by_name["Sodium"].value_text == "131"  # the earliest measurement is reported
+
+
+def test_first_results_are_what_each_exam_view_reports():
+    """The frame of every case's first results (read by cohort-wide passes that build no view) holds
+    each view's ``by_name``, in its order: repeated measurements, a case without results."""
+    tables = frames()
+    sodium = tables["exam_results"].filter(pl.col("case_id") == case_id("01"), pl.col("exam_name") == "Sodium")
+    tables["exam_results"] = pl.concat([
+        sodium.with_columns(value_num=140.0, value_text=pl.lit("140"), offset_hours=9.0),
+        sodium.with_columns(value_num=120.0, value_text=pl.lit("120"), offset_hours=None),
+        tables["exam_results"].filter(pl.col("case_id") != case_id("02"))])
+    store = CaseStore(tables)
+    views = [(c.case_id, *astuple(r)) for c in store.each_case(store.case_ids()) for r in c.exams.by_name.values()]
+    assert store.first_results().rows() == views
+    assert (case_id("01"), "131") in {(c, r[3]) for c, *r in views if r[0] == "Sodium"}
+    assert not any(c == case_id("02") for c, *_ in views)
+    empty = CaseStore({**tables, "exam_results": tables["exam_results"].clear()})
+    assert empty.first_results().is_empty() and empty.first_results().columns == store.first_results().columns
 
 
 def test_a_cohort_pass_builds_each_case_as_the_store_does_and_keeps_none():
