@@ -55,12 +55,13 @@ class EpisodeCase:
 
 @dataclass(frozen=True)
 class LabAdmission:
-    """An admission as ClinLab sees it, kept as a case or not: age, sex and its recorded results."""
+    """An admission as ClinLab sees it, kept as a case or not: age, sex and its numeric labs (each
+    lab's first result, where it is a number: :func:`pipelines.episodes.clinlab.labs.numeric_labs`)."""
 
     case_id: str
     age: int | None
     sex: str | None
-    exams: ExamView
+    labs: dict[str, ExamResult]
 
 
 class CaseStore:
@@ -119,8 +120,13 @@ class CaseStore:
         if skeleton is not None:
             people = pl.concat([people, skeleton.select(people.columns)], how="vertical_relaxed")
             people = people.unique("case_id", keep="first")
-        rows = people.filter(pl.col("split") == split).sort("case_id").iter_rows()
-        return [LabAdmission(case_id, age, sex, self.exam_view(case_id)) for case_id, _, age, sex in rows]
+        people = people.filter(pl.col("split") == split).sort("case_id")
+        numeric = (self.first_results().filter((pl.col("kind") == "lab") & pl.col("value_num").is_not_null())
+                   .join(people, on="case_id", how="semi"))
+        labs: dict[str, dict[str, ExamResult]] = {}
+        for case_id, *result in numeric.iter_rows():  # built for the numeric labs only, not a whole view
+            labs.setdefault(case_id, {})[result[0]] = ExamResult(*result)
+        return [LabAdmission(case_id, age, sex, labs.get(case_id, {})) for case_id, _, age, sex in people.iter_rows()]
 
     def folds(self, k: int) -> list[CaseStore]:
         """``k`` stores over the same tables, the ``i``-th with the ``i``-th fold of the patients as

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from pipelines.episodes.views import ExamResult, ExamView
 
 
+@lru_cache(maxsize=1024)  # a few units, compared for every value of a cohort
 def unit_key(unit: str | None) -> str:
     """A unit as compared: "mg/dL" and "mg/dl" are one unit."""
     return (unit or "").strip().casefold()
@@ -70,9 +72,9 @@ class CaseLabs:
     values: dict[str, float]
 
     @classmethod
-    def of(cls, age: int | None, sex: str | None, view: ExamView, stats: dict[str, LabStats]) -> CaseLabs:
-        return cls(age, sex, {name: r.value_num for name, r in numeric_labs(view).items()
-                              if name in stats and stats[name].in_unit(r)})
+    def of(cls, age: int | None, sex: str | None, labs: Mapping[str, ExamResult], stats: dict[str, LabStats]) -> CaseLabs:
+        """From a case's :func:`numeric_labs`: the values of the labs in ``stats``, in their units."""
+        return cls(age, sex, {name: r.value_num for name, r in labs.items() if name in stats and stats[name].in_unit(r)})
 
 
 def lab_stats(results: Iterable[ExamResult], max_decimals: int) -> dict[str, LabStats]:
