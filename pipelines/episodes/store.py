@@ -55,13 +55,13 @@ class EpisodeCase:
 
 @dataclass(frozen=True)
 class LabAdmission:
-    """An admission as ClinLab sees it, kept as a case or not: age, sex and its numeric labs (each
-    lab's first result, where it is a number: :func:`pipelines.episodes.clinlab.labs.numeric_labs`)."""
+    """An admission as ClinLab sees it, kept as a case or not: age, sex and its first result of each
+    exam (what its :attr:`ExamView.by_name` holds)."""
 
     case_id: str
     age: int | None
     sex: str | None
-    labs: dict[str, ExamResult]
+    first: dict[str, ExamResult]
 
 
 class CaseStore:
@@ -121,12 +121,10 @@ class CaseStore:
             people = pl.concat([people, skeleton.select(people.columns)], how="vertical_relaxed")
             people = people.unique("case_id", keep="first")
         people = people.filter(pl.col("split") == split).sort("case_id")
-        numeric = (self.first_results().filter((pl.col("kind") == "lab") & pl.col("value_num").is_not_null())
-                   .join(people, on="case_id", how="semi"))
-        labs: dict[str, dict[str, ExamResult]] = {}
-        for case_id, *result in numeric.iter_rows():  # built for the numeric labs only, not a whole view
-            labs.setdefault(case_id, {})[result[0]] = ExamResult(*result)
-        return [LabAdmission(case_id, age, sex, labs.get(case_id, {})) for case_id, _, age, sex in people.iter_rows()]
+        first: dict[str, dict[str, ExamResult]] = {}
+        for case_id, *result in self.first_results().join(people, on="case_id", how="semi").iter_rows():
+            first.setdefault(case_id, {})[result[0]] = ExamResult(*result)  # no whole view: the first results only
+        return [LabAdmission(case_id, age, sex, first.get(case_id, {})) for case_id, _, age, sex in people.iter_rows()]
 
     def folds(self, k: int) -> list[CaseStore]:
         """``k`` stores over the same tables, the ``i``-th with the ``i``-th fold of the patients as

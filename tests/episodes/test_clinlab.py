@@ -15,7 +15,7 @@ from sklearn.ensemble import HistGradientBoostingRegressor
 import schemas
 from pipelines.episodes.clinlab import ClinLab, clinlab_eval
 from pipelines.episodes.clinlab.evaluation import _wasserstein, held_out_items
-from pipelines.episodes.clinlab.labs import CaseLabs
+from pipelines.episodes.clinlab.labs import CaseLabs, numeric_labs
 from pipelines.episodes.clinlab.model import (
     DEMOGRAPHICS,
     _beats,
@@ -312,7 +312,7 @@ def test_clinlab_learns_and_is_scored_on_every_candidate_admission_of_its_split(
     train, test = store.lab_admissions("train"), store.lab_admissions("test")
     assert (len(train), len(test)) == (80, 20)
     assert [a.case_id for a in kept_only.lab_admissions("train")] == kept.filter(split="train")["case_id"].to_list()
-    sodium = {a.case_id: a.labs["Sodium"].value_num for a in train}
+    sodium = {a.case_id: a.first["Sodium"].value_num for a in train}
     assert ClinLab.fit(store, **FAST).stats["Sodium"].median == np.median(list(sodium.values()))
     assert ClinLab.fit(kept_only, **FAST).stats["Sodium"].n == 40
     items = held_out_items(store, ClinLab.fit(store, **FAST))
@@ -341,7 +341,8 @@ def test_a_lab_recorded_in_more_cases_than_the_cap_is_fitted_on_a_seeded_sample(
     capped = ClinLab.fit(lab_store, max_train_rows=40, **FAST)
     everyone = lab_store.lab_admissions("train")
     for name, rows in seen.items():
-        recorded = [c for c in (CaseLabs.of(a.age, a.sex, a.labs, capped.stats) for a in everyone) if name in c.values]
+        inputs = (CaseLabs.of(a.age, a.sex, numeric_labs(a.first), capped.stats) for a in everyone)
+        recorded = [c for c in inputs if name in c.values]
         assert len(rows) == min(40, len(recorded)) and capped.stats[name].n == len(recorded)
         order = [recorded.index(r) for r in rows]
         assert order == sorted(order)

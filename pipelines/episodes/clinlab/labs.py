@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from pipelines.episodes.views import ExamResult, ExamView
+from pipelines.episodes.views import ExamResult
 
 
 @lru_cache(maxsize=1024)  # a few units, compared for every value of a cohort
@@ -24,9 +24,9 @@ def unit_key(unit: str | None) -> str:
     return (unit or "").strip().casefold()
 
 
-def numeric_labs(view: ExamView) -> dict[str, ExamResult]:
-    """The case's first result of each lab, where it is a number."""
-    return {name: r for name, r in view.by_name.items() if r.kind == "lab" and r.value_num is not None}
+def numeric_labs(first: Mapping[str, ExamResult]) -> dict[str, ExamResult]:
+    """Of a case's first result of each exam (``ExamView.by_name``), the labs' that are a number."""
+    return {name: r for name, r in first.items() if r.kind == "lab" and r.value_num is not None}
 
 
 @dataclass(frozen=True)

@@ -102,8 +102,9 @@ class ClinLab:
         if settings["max_train_rows"] < settings["min_train_rows"]:
             raise ValueError("max_train_rows must be at least min_train_rows")
         cases = store.lab_admissions(split)
-        stats = lab_stats((r for c in cases for r in c.labs.values()), settings["max_decimals"])
-        inputs = [CaseLabs.of(c.age, c.sex, c.labs, stats) for c in cases]
+        labs = [numeric_labs(c.first) for c in cases]
+        stats = lab_stats((r for found in labs for r in found.values()), settings["max_decimals"])
+        inputs = [CaseLabs.of(c.age, c.sex, found, stats) for c, found in zip(cases, labs)]
         names = sorted(stats)
         informative = _informative(names, inputs, settings["min_co_recorded"])
         tasks = ((name, _partners(names, informative[j], j, settings["n_features"]),
@@ -114,7 +115,7 @@ class ClinLab:
         return cls(stats, models)
 
     def inputs(self, state: ClinicalState) -> CaseLabs:
-        return CaseLabs.of(state.age, state.sex, numeric_labs(state.exams), self.stats)
+        return CaseLabs.of(state.age, state.sex, numeric_labs(state.exams.by_name), self.stats)
 
     def predict(self, exam_name: str, cases: Sequence[CaseLabs]) -> np.ndarray:
         """``exam_name``'s predicted values for ``cases``, rounded to the lab's recorded precision."""
