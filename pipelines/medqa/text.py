@@ -39,7 +39,7 @@ def ascii_fold(text: str) -> str:
     """Typographic quotes/dashes to ASCII, Greek letters spelled out, accents dropped."""
     if text.isascii():  # most titles and questions: nothing to map or decompose
         return text
-    return strip_accents(text.translate(_PUNCT_MAP))
+    return strip_accents(text, _PUNCT_MAP)
 
 
 _POSSESSIVE = re.compile(r"(\w)'s\b")
