@@ -175,14 +175,15 @@ def _term_pattern(term: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![^\W_])(?:{_term_regex(term)})(?![^\W_])", 0 if _case_sensitive(term) else re.IGNORECASE)
 
 
-def _scan(text: str, ordered: tuple[str, ...], starts: dict[str, str | None] | None = None) -> list[tuple[int, int, str]]:
+def _scan(text: str, ordered: tuple[str, ...], starts: dict[str, str] | None = None,
+          lowered: str = "") -> list[tuple[int, int, str]]:
     """What one alternation of ``ordered``'s patterns finds scanning ``text`` (leftmost first, at each
     start the first term in order that matches there, resuming after it), from each term's own
     compiled pattern: every start where each term matches, then that scan over them. ``starts``
-    (an ASCII text's): what each term's matches start with (:func:`_starts`), so that a term is
-    tried only where that occurs in the lower-cased text, not searched for at every position."""
+    (an ASCII text's, with ``lowered``, the text lower-cased): what each term's matches start with
+    (:func:`_starts`), so that a term is tried only where that occurs in ``lowered``, not searched
+    for at every position."""
     first: dict[int, tuple[int, int]] = {}  # start -> (the first term matching there, its end)
-    lowered = text.lower() if starts else ""
     for rank, term in enumerate(ordered):
         pattern = _term_pattern(term)
         prefix = starts.get(term) if starts else None
@@ -222,12 +223,12 @@ def find_mentions(text: str | None, terms: list[str]) -> list[Mention]:
         term_starts = {t: s for t, s in zip(terms, starts) if s in present}
         terms = tuple(term_starts)
     else:
-        term_starts = None
+        term_starts, lowered = None, ""
     # Accent folding keeps positions only for ASCII; other text is matched on a folded copy with a map.
     folded, where = (text, None) if text.isascii() else _accent_map(text)
     found: list[Mention] = []
     for ordered in _modes(terms):
-        for start, end, term in _scan(folded, ordered, term_starts):
+        for start, end, term in _scan(folded, ordered, term_starts, lowered):
             if where is not None:
                 start, end = where[start], where[end - 1] + 1
             found.append(Mention(start, end, term, text[start:end]))

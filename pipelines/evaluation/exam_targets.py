@@ -29,8 +29,8 @@ MIN_WEIGHT = 1e-9  # above floating-point noise: an adjusted mutual information 
 def exam_weights(store: CaseStore, min_support: int) -> dict[str, float]:
     """Informative exams -> their weight (adjusted mutual information with the block, train split),
     from each train case's first results (:meth:`CaseStore.first_results`: no view is built)."""
-    train = store.cases.filter((pl.col("split") == "train") & (pl.col("primary_icd10_block") != ""))  # null: out
-    train = train.select("case_id", "primary_icd10_block")
+    train = (store.cases.filter((pl.col("split") == "train") & (pl.col("primary_icd10_block") != ""))  # not null either
+             .select("case_id", "primary_icd10_block"))
     abnormal = (store.first_results().filter(pl.col("abnormal") & (pl.col("origin") == "recorded"))
                 .join(train, on="case_id", how="semi").group_by("exam_name").agg("case_id").sort("exam_name"))
     blocks, cases = train["primary_icd10_block"].to_list(), train["case_id"]
