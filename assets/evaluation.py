@@ -46,12 +46,12 @@ def case_references(clinverse: ClinverseResource):
 
     started = time.perf_counter()
     warehouse = clinverse.warehouse()
-    store = CaseStore.from_warehouse(warehouse, optional=())  # not the scoring tables it writes
+    parts = CaseStore.parts_of(warehouse, optional=())  # not the scoring tables it writes
     medqa = warehouse.read("medqa_rubric") if warehouse.exists("medqa_rubric") else schemas.empty("medqa_rubric")
-    targets, rubrics = build(store, medqa, _prescriptions(warehouse))
+    targets, rubrics = build(parts, medqa, _prescriptions(warehouse))
     warehouse.write("case_exam_targets", targets)
     warehouse.write("case_rubrics", rubrics)
-    cases = len(store.case_ids())
+    cases = len(CaseStore.case_ids_of(warehouse))
     per_kind = {k: rubrics.filter(pl.col("kind") == k)["case_id"].n_unique() for k in ("evidence", "management")}
     yield dg.MaterializeResult(asset_key="case_exam_targets", metadata={
         "rows": targets.height, "cases_with_targets": targets["case_id"].n_unique(), "cases": cases,

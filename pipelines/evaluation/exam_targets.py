@@ -18,6 +18,8 @@ Rule
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import polars as pl
 from sklearn.metrics import adjusted_mutual_info_score
 
@@ -26,13 +28,22 @@ from pipelines.episodes.store import CaseStore, EpisodeCase
 MIN_WEIGHT = 1e-9  # above floating-point noise: an adjusted mutual information of 0 is chance
 
 
-def exam_weights(store: CaseStore, min_support: int) -> dict[str, float]:
+def exam_weights(stores: Iterable[CaseStore], min_support: int) -> dict[str, float]:
     """Informative exams -> their weight (adjusted mutual information with the block, train split),
-    from each train case's first results (:meth:`CaseStore.first_results`: no view is built)."""
-    train = (store.cases.filter((pl.col("split") == "train") & (pl.col("primary_icd10_block") != ""))  # not null either
-             .select("case_id", "primary_icd10_block"))
-    abnormal = (store.first_results().filter(pl.col("abnormal") & (pl.col("origin") == "recorded"))
-                .join(train, on="case_id", how="semi").group_by("exam_name").agg("case_id").sort("exam_name"))
+    from each train case's first results (:meth:`CaseStore.first_results`: no view is built) over
+    ``stores``: one store, or a cohort in parts (:meth:`CaseStore.parts_of`), of which only the
+    train cases' blocks and abnormal exams are kept."""
+    trains, abnormals = [], []
+    for store in stores:
+        train = (store.cases.filter((pl.col("split") == "train") & (pl.col("primary_icd10_block") != ""))  # not null
+                 .select("case_id", "primary_icd10_block"))
+        trains.append(train)
+        abnormals.append(store.first_results().filter(pl.col("abnormal") & (pl.col("origin") == "recorded"))
+                         .join(train, on="case_id", how="semi").select("case_id", "exam_name"))
+    if not trains:
+        return {}
+    train = pl.concat(trains)
+    abnormal = pl.concat(abnormals).group_by("exam_name").agg("case_id").sort("exam_name")
     blocks, cases = train["primary_icd10_block"].to_list(), train["case_id"]
     weights = {}
     for name, found in abnormal.iter_rows():

@@ -38,7 +38,7 @@ from pipelines.evaluation.text import Words, fold, judge_words
 
 # Cases whose rows are held as Python tuples before they become columns: at 32,000 generated
 # admissions the whole cohort's rows held as tuples and dicts took 0.9 GB, against 84 MB as columns.
-CASES_PER_PART = 2000
+CASES_PER_FRAME = 2000
 
 
 def first_day_prescriptions(provenance: pl.DataFrame | pl.LazyFrame, admissions: pl.DataFrame | pl.LazyFrame,
@@ -106,29 +106,35 @@ def management_points(case: EpisodeCase, prescriptions: Iterable[dict], words: W
     return points
 
 
-def build(store: CaseStore, medqa_rubric: pl.DataFrame, prescriptions: pl.DataFrame,
+def build(stores: Iterable[CaseStore], medqa_rubric: pl.DataFrame, prescriptions: pl.DataFrame,
           params: RubricParams | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """``case_exam_targets`` and ``case_rubrics`` of every case of ``store`` (``prescriptions``: the
-    output of :func:`first_day_prescriptions`, empty without MIMIC-IV): the exam weights from the
-    train split, then one pass over the cases for both tables (a case's evidence takes its abnormal
-    targets)."""
+    """``case_exam_targets`` and ``case_rubrics`` of every case of ``stores`` (one store, or a cohort
+    in parts: :meth:`CaseStore.parts_of`; iterated twice, so not a one-shot iterator) and
+    ``prescriptions`` (the output of :func:`first_day_prescriptions`, empty without MIMIC-IV): the
+    exam weights from the train split, then one pass over the cases for both tables (a case's
+    evidence takes its abnormal targets)."""
+    if iter(stores) is stores:
+        raise TypeError("build iterates the stores twice (weights, then cases): pass a list or CaseStore.parts_of")
     params = params or rubric_params()
-    weights = exam_weights(store, params.min_support)
+    weights = exam_weights(stores, params.min_support)
     medqa, drugs, words = grouped(medqa_rubric), grouped(prescriptions), judge_words()
     target_parts, rubric_parts = [], []
     targets, rubrics = [], []
-    for n, case in enumerate(store.each_case(store.case_ids()), 1):
-        case_id = case.case_id
-        ranked = ranked_targets(case, weights)
-        targets += [(case_id, *target) for target in ranked]
-        abnormal = [name for _, name, is_abnormal, _ in ranked if is_abnormal]
-        evidence = evidence_points(case, abnormal, medqa.get(case_id, []), params)
-        management = management_points(case, drugs.get(case_id, []), words, params)
-        for kind, points in (("evidence", evidence), ("management", management)):
-            rubrics += [(case_id, kind, i, text, basis, ref) for i, (text, basis, ref) in enumerate(points)]
-        if n % CASES_PER_PART == 0:
-            target_parts.append(schemas.from_rows("case_exam_targets", targets))
-            rubric_parts.append(schemas.from_rows("case_rubrics", rubrics))
-            targets, rubrics = [], []
+    n = 0
+    for store in stores:
+        for case in store.each_case(store.case_ids()):
+            n += 1
+            case_id = case.case_id
+            ranked = ranked_targets(case, weights)
+            targets += [(case_id, *target) for target in ranked]
+            abnormal = [name for _, name, is_abnormal, _ in ranked if is_abnormal]
+            evidence = evidence_points(case, abnormal, medqa.get(case_id, []), params)
+            management = management_points(case, drugs.get(case_id, []), words, params)
+            for kind, points in (("evidence", evidence), ("management", management)):
+                rubrics += [(case_id, kind, i, text, basis, ref) for i, (text, basis, ref) in enumerate(points)]
+            if n % CASES_PER_FRAME == 0:
+                target_parts.append(schemas.from_rows("case_exam_targets", targets))
+                rubric_parts.append(schemas.from_rows("case_rubrics", rubrics))
+                targets, rubrics = [], []
     return (pl.concat([*target_parts, schemas.from_rows("case_exam_targets", targets)], rechunk=True),
             pl.concat([*rubric_parts, schemas.from_rows("case_rubrics", rubrics)], rechunk=True))

@@ -15,7 +15,7 @@ from sklearn.ensemble import HistGradientBoostingRegressor
 import schemas
 from pipelines.episodes.clinlab import ClinLab, clinlab_eval
 from pipelines.episodes.clinlab.evaluation import _wasserstein, held_out_items
-from pipelines.episodes.clinlab.labs import CaseLabs, numeric_labs
+from pipelines.episodes.clinlab.labs import NUMERIC_LAB_ROWS, CaseLabs, numeric_labs
 from pipelines.episodes.clinlab.model import (
     DEMOGRAPHICS,
     _beats,
@@ -317,6 +317,25 @@ def test_clinlab_learns_and_is_scored_on_every_candidate_admission_of_its_split(
     assert ClinLab.fit(kept_only, **FAST).stats["Sodium"].n == 40
     items = held_out_items(store, ClinLab.fit(store, **FAST))
     assert items.filter(exam_name="Sodium", predictor="clinlab").height == 20
+
+
+def test_the_rows_filter_of_numeric_labs_keeps_what_numeric_labs_keeps(frames):
+    """ClinLab's admissions hold only their numeric labs (NUMERIC_LAB_ROWS, on the rows), exactly
+    what numeric_labs keeps of a view's first results: not a text lab, a vital or an image."""
+    cid = frames["cases"]["case_id"]
+    more = pl.DataFrame([
+        {"case_id": cid[0], "exam_name": "Urine protein", "kind": "lab", "value_num": None, "value_text": "NEG"},
+        {"case_id": cid[1], "exam_name": "Heart rate", "kind": "vital", "value_num": 92.0, "value_text": "92"},
+        {"case_id": cid[2], "exam_name": "Troponin T", "kind": "lab", "value_num": None, "value_text": "<0.01"},
+        {"case_id": cid[2], "exam_name": "Troponin T", "kind": "lab", "value_num": 0.3, "value_text": "0.3"},
+    ]).with_columns(offset_hours=pl.Series([0.5, 0.5, 0.5, 2.0]))  # the text troponin comes first
+    exams = pl.concat([frames["exam_results"], more], how="diagonal_relaxed")
+    store = CaseStore(frames | {"exam_results": exams})
+    for split in ("train", "test"):
+        everything = store.lab_admissions(split)
+        assert any(set(a.first) != set(numeric_labs(a.first)) for a in everything)
+        chosen = store.lab_admissions(split, NUMERIC_LAB_ROWS)
+        assert [(a.case_id, a.first) for a in chosen] == [(a.case_id, numeric_labs(a.first)) for a in everything]
 
 
 def test_fit_is_deterministic(lab_store, clinlab):

@@ -50,6 +50,28 @@ def test_the_build_writes_rubrics_and_exams_that_matter_for_every_case(demo_home
     assert set(evidence.filter(pl.col("basis") == "medqa_rubric")["case_id"]) == medqa
 
 
+def test_the_references_in_parts_are_those_of_the_whole_store(demo_home):
+    """The step reads the cohort in parts (CaseStore.parts_of): the weights from every part's train
+    cases, then every case part by part, as from one store of all cases."""
+    from assets.evaluation import _prescriptions
+    from pipelines.evaluation.rubrics import build
+
+    warehouse = Warehouse(demo_home)
+    medqa, prescriptions = warehouse.read("medqa_rubric"), _prescriptions(warehouse)
+    parts = CaseStore.parts_of(warehouse, 7, optional=())
+    ids = [store.case_ids() for store in parts]
+    assert [i for part in ids for i in part] == CaseStore.case_ids_of(warehouse) and max(map(len, ids)) == 7
+    assert len(ids) > 2 and all(store.table("case_rubrics") is None for store in parts)
+    whole = build([CaseStore.from_warehouse(warehouse, optional=())], medqa, prescriptions)
+    in_parts = build(parts, medqa, prescriptions)
+    assert in_parts[0].equals(whole[0]) and in_parts[1].equals(whole[1])
+    assert in_parts[0].equals(warehouse.read("case_exam_targets")) and in_parts[1].equals(warehouse.read("case_rubrics"))
+    with pytest.raises(TypeError, match="twice"):
+        build(iter(parts), medqa, prescriptions)
+    with pytest.raises(ValueError, match="at least 1"):
+        list(CaseStore.parts_of(warehouse, 0))
+
+
 def test_the_rubric_asset_and_the_scores_asset_of_the_episodes_job(home):
     resources = {"clinverse": ClinverseResource(home=str(home))}
     assert dg.materialize([case_references], resources=resources).success

@@ -39,12 +39,12 @@ def _cloned_store(copies: int) -> CaseStore:
 
 def test_an_exam_matters_when_its_abnormality_tells_blocks_apart_on_the_train_split():
     store = _cloned_store(2)  # train: 3 heart failure, 3 pneumonia, 1 appendicitis
-    weights = exam_weights(store, min_support=3)
+    weights = exam_weights([store], min_support=3)
     # abnormal: NT-proBNP in the 3 heart failures, white cells in pneumonia and appendicitis (4), the
     # chest X-ray in all 6 but the appendicitis; the CT in 1 case only (too rare); Hemoglobin never
     assert set(weights) == {"NT-proBNP", "White blood cell count", "Chest X-ray"}
     assert all(w > 0 for w in weights.values())
-    assert set(exam_weights(store, min_support=5)) == {"Chest X-ray"} and exam_weights(store, 7) == {}
+    assert set(exam_weights([store], min_support=5)) == {"Chest X-ray"} and exam_weights([store], 7) == {}
 
 
 def test_a_case_ranks_its_exams_that_matter_abnormal_first(scoring_store):
@@ -55,11 +55,11 @@ def test_a_case_ranks_its_exams_that_matter_abnormal_first(scoring_store):
 
 def test_the_weights_never_read_a_test_case():
     store = _cloned_store(2)
-    weights = exam_weights(store, 3)  # every result of the test case 01 turned abnormal: nothing moves
+    weights = exam_weights([store], 3)  # every result of the test case 01 turned abnormal: nothing moves
     frames = {t: store.table(t) for t in ("cases", "information_units", "exam_results", "exam_catalog", "profiles")}
     frames["exam_results"] = frames["exam_results"].with_columns(
         pl.when(pl.col("case_id") == HF).then(True).otherwise(pl.col("abnormal")).alias("abnormal"))
-    assert exam_weights(CaseStore(frames), 3) == weights
+    assert exam_weights([CaseStore(frames)], 3) == weights
 
 
 def test_evidence_points_are_key_units_then_salient_abnormal_exams(scoring_store):
@@ -95,7 +95,7 @@ def test_management_points_are_first_day_treatments_without_routine_prophylaxis_
 
 
 def test_build_writes_valid_tables_for_every_source(scoring_store):
-    targets, rubrics = build(scoring_store, schemas.empty("medqa_rubric"),
+    targets, rubrics = build([scoring_store], schemas.empty("medqa_rubric"),
                              first_day_prescriptions(*(pl.DataFrame(schema=s) for s in (
                                  {"case_id": pl.Utf8, "source": pl.Utf8, "hadm_id": pl.Int64},
                                  {"hadm_id": pl.Int64, "admittime": pl.Datetime("us")},
@@ -105,15 +105,15 @@ def test_build_writes_valid_tables_for_every_source(scoring_store):
     assert set(rubrics["kind"]) == {"evidence"} and schemas.validate("case_exam_targets", targets) is not None
 
 
-def test_build_gives_the_same_tables_whatever_the_cases_per_part(monkeypatch):
+def test_build_gives_the_same_tables_whatever_the_cases_per_frame(monkeypatch):
     from pipelines.evaluation import rubrics as module
 
     store, medqa = _cloned_store(3), schemas.empty("medqa_rubric")
     prescriptions = pl.DataFrame(schema={"case_id": pl.Utf8, "starttime": pl.Datetime("us"), "drug": pl.Utf8,
                                          "route": pl.Utf8})
-    whole = build(store, medqa, prescriptions)
-    monkeypatch.setattr(module, "CASES_PER_PART", 2)  # several parts, the last one short
-    parts = build(store, medqa, prescriptions)
+    whole = build([store], medqa, prescriptions)
+    monkeypatch.setattr(module, "CASES_PER_FRAME", 2)  # several parts, the last one short
+    parts = build([store], medqa, prescriptions)
     assert len(store.case_ids()) % 2 == 1 and whole[0].height > 0 and whole[1].height > 0
     assert parts[0].equals(whole[0]) and parts[1].equals(whole[1])
     assert schemas.validate("case_rubrics", parts[1]).height == parts[1].height

@@ -91,6 +91,16 @@ def test_build_profiles_drops_text_naming_the_diagnosis(build, pool):
     assert 0 <= profile["neuroticism"] <= 1 and profile["speech_style"].startswith("{")
 
 
+def test_build_profiles_in_batches_equals_one_batch(build, pool):
+    cases = build.cases_of(*[build.case(i, sex, age, dx, ["I10", "E78.5"])
+                             for i, (sex, age, dx) in enumerate([("F", 50, "J18.9"), ("M", 61, "I21.4"),
+                                                                  ("F", 45, "I10"), ("M", 70, "I16.9")] * 5)])
+    whole = build_profiles(cases, pool, seed=3, batch_cases=cases.height)
+    assert whole.height == cases.height and whole["generator_patient_id"].n_unique() > 1
+    for size in (1, 3, 7):
+        assert build_profiles(cases, pool, seed=3, batch_cases=size).equals(whole)
+
+
 def test_violations_are_counted(build, pool):
     cases = build.cases_of(build.case(1, "M", 61, "I21.4"), build.case(2, "F", 50, "J18.9"))
     profiles = build_profiles(cases, pool, seed=0)

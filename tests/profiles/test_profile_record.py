@@ -10,6 +10,7 @@ from pipelines.profiles.augment import build_profiles
 from pipelines.profiles.match import match_profiles, profile_violations
 from pipelines.profiles.plausible import bounds
 from pipelines.leakage import find_mentions
+from pipelines.profiles import record
 from pipelines.profiles.record import (
     _condition_terms,
     denied_conditions,
@@ -80,14 +81,18 @@ def test_denied_conditions_are_dropped_with_their_codes():
     assert kept.rows() == [("a", ["Diabetes mellitus type 2"], ["E11.9"]), ("b", ["Asthma"], ["J45.909"])]
 
 
-def test_the_screened_pairs_find_what_matching_every_pair_finds():
+@pytest.mark.parametrize("batch", [1, 2, 100])
+def test_the_screened_pairs_find_what_matching_every_pair_finds(batch, monkeypatch):
     """denied_conditions screens the (condition, unit) pairs at once before matching: a unit that is
     not ASCII, a condition without a code, a unit naming a condition of another case, repeated
-    pairs: the same rows as find_mentions over every pair."""
-    profiles = pl.DataFrame({"case_id": ["a", "b", "c"],
+    pairs, a case's profile twice: the same rows as find_mentions over every pair, in whatever
+    batches of profiles the pairs are made."""
+    monkeypatch.setattr(record, "PAIR_BATCH_PROFILES", batch)
+    profiles = pl.DataFrame({"case_id": ["a", "b", "c", "c"],
                              "profile_conditions": [["Diabetes mellitus type 2", "Essential hypertension"],
-                                                    ["Asthma", "Sjögren syndrome"], ["Anemia", "Anemia"]],
-                             "profile_conditions_icd10": [["E11.9", "I10"], ["J45.909", None], ["D64.9", "D64.9"]]})
+                                                    ["Asthma", "Sjögren syndrome"], ["Anemia", "Anemia"], ["Anemia"]],
+                             "profile_conditions_icd10": [["E11.9", "I10"], ["J45.909", None], ["D64.9", "D64.9"],
+                                                          ["D64.9"]]})
     denied = pl.DataFrame({"case_id": ["a", "a", "a", "b", "b", "b", "c", "c"],
                            "text": ["no HTN", "denies asthma", "no diabétes", "no asthma attacks", "no fever",
                                     "no sjogren syndrome", "no anemia", "no anemia"]})

@@ -40,7 +40,7 @@ from sklearn.model_selection import KFold
 from threadpoolctl import threadpool_limits
 
 from pipelines.datafiles import yaml_mapping
-from pipelines.episodes.clinlab.labs import CaseLabs, LabStats, lab_stats, numeric_labs
+from pipelines.episodes.clinlab.labs import NUMERIC_LAB_ROWS, CaseLabs, LabStats, lab_stats, numeric_labs
 from pipelines.episodes.clinlab.trees import Forest
 from pipelines.episodes.roles import ClinicalState
 from pipelines.episodes.store import CaseStore
@@ -101,7 +101,7 @@ class ClinLab:
             raise ValueError("min_train_rows must be at least cv_folds: every fold needs a held-out row")
         if settings["max_train_rows"] < settings["min_train_rows"]:
             raise ValueError("max_train_rows must be at least min_train_rows")
-        cases = store.lab_admissions(split)
+        cases = store.lab_admissions(split, NUMERIC_LAB_ROWS)
         labs = [numeric_labs(c.first) for c in cases]
         stats = lab_stats((r for found in labs for r in found.values()), settings["max_decimals"])
         inputs = [CaseLabs.of(c.age, c.sex, found, stats) for c, found in zip(cases, labs)]
