@@ -40,7 +40,13 @@ from sklearn.model_selection import KFold
 from threadpoolctl import threadpool_limits
 
 from pipelines.datafiles import yaml_mapping
-from pipelines.episodes.clinlab.labs import NUMERIC_LAB_ROWS, CaseLabs, LabStats, lab_stats, numeric_labs
+from pipelines.episodes.clinlab.labs import (
+    NUMERIC_LAB_ROWS,
+    CaseLabs,
+    LabStats,
+    lab_stats,
+    numeric_labs,
+)
 from pipelines.episodes.clinlab.trees import Forest
 from pipelines.episodes.roles import ClinicalState
 from pipelines.episodes.store import CaseStore
