@@ -260,7 +260,7 @@ class StoreParts:
 
     warehouse: Warehouse
     cases_per_part: int
-    optional: tuple[str, ...] = ()
+    optional: tuple[str, ...]
 
     def __iter__(self) -> Iterator[CaseStore]:
         if self.cases_per_part < 1:

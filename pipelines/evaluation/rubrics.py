@@ -120,21 +120,19 @@ def build(stores: Iterable[CaseStore], medqa_rubric: pl.DataFrame, prescriptions
     medqa, drugs, words = grouped(medqa_rubric), grouped(prescriptions), judge_words()
     target_parts, rubric_parts = [], []
     targets, rubrics = [], []
-    n = 0
-    for store in stores:
-        for case in store.each_case(store.case_ids()):
-            n += 1
-            case_id = case.case_id
-            ranked = ranked_targets(case, weights)
-            targets += [(case_id, *target) for target in ranked]
-            abnormal = [name for _, name, is_abnormal, _ in ranked if is_abnormal]
-            evidence = evidence_points(case, abnormal, medqa.get(case_id, []), params)
-            management = management_points(case, drugs.get(case_id, []), words, params)
-            for kind, points in (("evidence", evidence), ("management", management)):
-                rubrics += [(case_id, kind, i, text, basis, ref) for i, (text, basis, ref) in enumerate(points)]
-            if n % CASES_PER_FRAME == 0:
-                target_parts.append(schemas.from_rows("case_exam_targets", targets))
-                rubric_parts.append(schemas.from_rows("case_rubrics", rubrics))
-                targets, rubrics = [], []
+    cases = (case for store in stores for case in store.each_case(store.case_ids()))
+    for n, case in enumerate(cases, 1):
+        case_id = case.case_id
+        ranked = ranked_targets(case, weights)
+        targets += [(case_id, *target) for target in ranked]
+        abnormal = [name for _, name, is_abnormal, _ in ranked if is_abnormal]
+        evidence = evidence_points(case, abnormal, medqa.get(case_id, []), params)
+        management = management_points(case, drugs.get(case_id, []), words, params)
+        for kind, points in (("evidence", evidence), ("management", management)):
+            rubrics += [(case_id, kind, i, text, basis, ref) for i, (text, basis, ref) in enumerate(points)]
+        if n % CASES_PER_FRAME == 0:
+            target_parts.append(schemas.from_rows("case_exam_targets", targets))
+            rubric_parts.append(schemas.from_rows("case_rubrics", rubrics))
+            targets, rubrics = [], []
     return (pl.concat([*target_parts, schemas.from_rows("case_exam_targets", targets)], rechunk=True),
             pl.concat([*rubric_parts, schemas.from_rows("case_rubrics", rubrics)], rechunk=True))

@@ -37,7 +37,7 @@ import polars as pl
 from scipy.stats import wasserstein_distance
 
 import schemas
-from pipelines.episodes.clinlab.labs import NUMERIC_LAB_ROWS, CaseLabs, numeric_labs
+from pipelines.episodes.clinlab.labs import NUMERIC_LAB_ROWS, CaseLabs
 from pipelines.episodes.clinlab.model import ClinLab
 from pipelines.episodes.store import CaseStore
 
@@ -63,8 +63,8 @@ def clinlab_eval(source: CaseStore | Mapping[str, pl.DataFrame], clinlab: ClinLa
 
 def held_out_items(store: CaseStore, clinlab: ClinLab, split: str = "test") -> pl.DataFrame:
     """One row per predictor and held-out value: recorded, predicted, range, flag, standardised pair."""
-    cases = store.lab_admissions(split, NUMERIC_LAB_ROWS)
-    labs = [numeric_labs(c.first) for c in cases]
+    cases = store.lab_admissions(split, NUMERIC_LAB_ROWS)  # their numeric labs: numeric_labs' rows
+    labs = [c.first for c in cases]
     inputs = [CaseLabs.of(c.age, c.sex, found, clinlab.stats) for c, found in zip(cases, labs)]
     parts = []
     for name in sorted(clinlab.models):

@@ -107,10 +107,9 @@ class ClinLab:
             raise ValueError("min_train_rows must be at least cv_folds: every fold needs a held-out row")
         if settings["max_train_rows"] < settings["min_train_rows"]:
             raise ValueError("max_train_rows must be at least min_train_rows")
-        cases = store.lab_admissions(split, NUMERIC_LAB_ROWS)
-        labs = [numeric_labs(c.first) for c in cases]
-        stats = lab_stats((r for found in labs for r in found.values()), settings["max_decimals"])
-        inputs = [CaseLabs.of(c.age, c.sex, found, stats) for c, found in zip(cases, labs)]
+        cases = store.lab_admissions(split, NUMERIC_LAB_ROWS)  # their numeric labs: numeric_labs' rows
+        stats = lab_stats((r for c in cases for r in c.first.values()), settings["max_decimals"])
+        inputs = [CaseLabs.of(c.age, c.sex, c.first, stats) for c in cases]
         names = sorted(stats)
         informative = _informative(names, inputs, settings["min_co_recorded"])
         tasks = ((name, _partners(names, informative[j], j, settings["n_features"]),
