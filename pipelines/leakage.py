@@ -211,12 +211,14 @@ def find_mentions(text: str | None, terms: list[str]) -> list[Mention]:
     if not text or not terms:
         return []
     terms = tuple(terms)
-    if text.isascii() and (found_starts := _starts(terms)) is not None:
+    # Accent folding keeps positions only for ASCII; other text is matched on a folded copy with a map.
+    folded, where = (text, None) if text.isascii() else _accent_map(text)
+    if (found_starts := _starts(terms)) is not None and _lowers_in_place(folded):
         # A term can match only where its start occurs. Most texts hold none: a substring test spares
         # the regexes. The others are matched with the terms whose start they hold, which finds the
         # same mentions (the rest could match nowhere), each tried only where its start occurs.
         starts, distinct = found_starts
-        lowered = text.lower()
+        lowered = folded.lower()
         present = {s for s in distinct if s in lowered}
         if not present:
             return []
@@ -224,8 +226,6 @@ def find_mentions(text: str | None, terms: list[str]) -> list[Mention]:
         terms = tuple(term_starts)
     else:
         term_starts, lowered = None, ""
-    # Accent folding keeps positions only for ASCII; other text is matched on a folded copy with a map.
-    folded, where = (text, None) if text.isascii() else _accent_map(text)
     found: list[Mention] = []
     for ordered in _modes(terms):
         for start, end, term in _scan(folded, ordered, term_starts, lowered):
@@ -241,6 +241,20 @@ def find_mentions(text: str | None, terms: list[str]) -> list[Mention]:
 
 
 _NOT_ASCII = re.compile(r"[^\x00-\x7f]")
+_ASCII_LETTER = re.compile(r"[a-z]", re.IGNORECASE)
+
+
+def _lowers_in_place(folded: str) -> bool:
+    """Whether ``folded.lower()`` finds every place where a term's ASCII start (:func:`_starts`) may
+    match: it does when the text is ASCII, or when none of its other characters lower to more than
+    one character (which would shift positions) or matches an ASCII letter with case ignored (the
+    regex engine's ``ı`` matches ``i``). Units and degrees (``µmol/L``, ``38 °C``) do neither."""
+    return folded.isascii() or all(map(_beside_ascii, set(_NOT_ASCII.findall(folded))))
+
+
+@lru_cache(maxsize=4096)
+def _beside_ascii(character: str) -> bool:
+    return len(character.lower()) == 1 and not _ASCII_LETTER.fullmatch(character)
 
 
 def _accent_map(text: str) -> tuple[str, list[int]]:

@@ -108,7 +108,10 @@ def test_find_mentions_finds_what_the_whole_alternation_of_terms_finds() -> None
              "two PEs, kidney stone x2, nephrolithiases; chf (lower case) and Heart Failures",
              "calculi of kidney? pulmonary emboli; HEART ATTACK; stones", "nothing here at all",
              "kidney stone kidney stone kidney; failure failure failure; heart heart failure failures",
-             "preheart failure; heartheart failure, heart  failure; kidneystone kidney\nstones; MIMI mi MI, STEMIs"]
+             "preheart failure; heartheart failure, heart  failure; kidneystone kidney\nstones; MIMI mi MI, STEMIs",
+             # beyond ASCII: units and degrees keep the start screen; a letter the regex matches with
+             # case ignored (dotless i, long s) sends the text to every term's regex
+             "38 \u00b0C, creatinine 90 \u00b5mol/L; heart failure \u00b7 kidney stone", "k\u0131dney stone; \u017ftones"]
     for text in texts:
         whole = []
         for ordered in leakage._modes(tuple(terms)):
@@ -122,6 +125,12 @@ def test_find_mentions_finds_what_the_whole_alternation_of_terms_finds() -> None
             if not kept or m[0] >= kept[-1][1]:
                 kept.append(m)
         assert [(m.start, m.end, m.term) for m in find_mentions(text, terms)] == kept, text
+
+
+def test_start_screen_holds_beyond_ascii_unless_a_letter_folds_to_ascii() -> None:
+    assert leakage._lowers_in_place("38 \u00b0C, 90 \u00b5mol/L \u2013 \u03bc \u00b7 plain")
+    for text in ("k\u0131dney", "\u017ftones", "\u0130stanbul", "\u212a"):  # ı, ſ, İ (lowers to two), Kelvin
+        assert not leakage._lowers_in_place(text), text
 
 
 @pytest.mark.parametrize(

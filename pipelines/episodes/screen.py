@@ -51,7 +51,7 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 _NameIndex = dict[str, tuple[tuple[tuple[str, ...], str], ...]]  # first word -> (name as words, exam)
 
 
-@dataclass(frozen=True, eq=False)  # one per case (:func:`_rules`), hashed by identity: a key of :func:`_hits`
+@dataclass(frozen=True, eq=False)  # one per case (:func:`_rules`), hashed by identity: a key of :func:`_discloses`
 class _Rules:
     terms: tuple[str, ...]  # diagnosis terms and codes
     cues: tuple[_ValueCue, ...]  # exams with a short value
@@ -67,31 +67,28 @@ class BoundaryScreen:
         exams = require_view(exams, ExamView, "BoundaryScreen")
         self._rules = _rules(manager, exams)
 
-    def hits(self, text: str) -> list[str]:
-        """What ``text`` discloses: diagnosis terms found and exams whose result it states."""
-        return list(_hits(self._rules, text))
-
     def discloses(self, text: str) -> bool:
-        return bool(_hits(self._rules, text))
+        """Whether ``text`` names the diagnosis or states an exam's result."""
+        return _discloses(self._rules, text)
 
 
 @lru_cache(maxsize=TEXTS_CACHED)  # a case's patient gives the same replies in every episode of the case
-def _hits(rules: _Rules, text: str) -> tuple[str, ...]:
-    found = [m.term for m in find_mentions(text, rules.terms)]
+def _discloses(rules: _Rules, text: str) -> bool:
+    """The tests in order of cost, the first that finds something deciding: a text that names the
+    diagnosis is not split into sentences, nor one that states a value searched for quotes (the
+    stress test's single-layer patient discloses in every reply, at length)."""
+    if find_mentions(text, rules.terms):
+        return True
     if not (rules.cues or rules.quotes):
-        return tuple(found)
+        return False
     # Sentences end at characters ``name_key`` folds away, so their words, in order, are the text's.
     sentences = [(sentence, name_key(sentence).split()) for sentence in _SENTENCE.split(text)]
-    if rules.cues:
-        for sentence, words in sentences:
-            named = _named_cues(rules, words)
-            found += [f"{rules.cues[i].exam} value" for i in named if rules.cues[i].value.search(sentence)]
-    if rules.quotes:
-        words = [word for _, in_sentence in sentences for word in in_sentence]
-        quoted = {shingle for i in range(len(words) - SHINGLE + 1) if words[i] in rules.quote_starts
-                  and (shingle := tuple(words[i : i + SHINGLE])) in rules.quotes}
-        found += sorted({f"{rules.quotes[s]} finding" for s in quoted})
-    return tuple(found)
+    for sentence, words in sentences if rules.cues else ():
+        if any(rules.cues[i].value.search(sentence) for i in _named_cues(rules, words)):
+            return True
+    words = [word for _, in_sentence in sentences for word in in_sentence]
+    return any(words[i] in rules.quote_starts and tuple(words[i : i + SHINGLE]) in rules.quotes
+               for i in range(len(words) - SHINGLE + 1))
 
 
 def _named_cues(rules: _Rules, words: list[str]) -> list[int]:
