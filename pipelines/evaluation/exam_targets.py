@@ -38,7 +38,7 @@ def exam_weights(stores: Iterable[CaseStore], min_support: int) -> dict[str, flo
         train = (store.cases.filter((pl.col("split") == "train") & (pl.col("primary_icd10_block") != ""))  # not null
                  .select("case_id", "primary_icd10_block"))
         trains.append(train)
-        abnormals.append(store.first_results().filter(pl.col("abnormal") & (pl.col("origin") == "recorded"))
+        abnormals.append(store.first_results(pl.col("abnormal") & (pl.col("origin") == "recorded"))
                          .join(train, on="case_id", how="semi").select("case_id", "exam_name"))
     if not trains:
         return {}

@@ -1,6 +1,6 @@
 """``clinlab_eval``: ClinLab against a population-median baseline on held-out test-split labs.
 
-Items: every test-split admission's (:meth:`CaseStore.lab_admissions`: kept as a case or not)
+Items: every test-split admission's (:meth:`CaseStore.lab_rows`: kept as a case or not)
 recorded numeric value of every lab ClinLab has a model for, in
 the lab's training unit, each masked in turn (leave-one-out: the value is predicted from the
 case's age, sex and other labs; ClinLab's model of a lab never takes that lab as a feature). Both
@@ -37,7 +37,7 @@ import polars as pl
 from scipy.stats import wasserstein_distance
 
 import schemas
-from pipelines.episodes.clinlab.labs import NUMERIC_LAB_ROWS, CaseLabs
+from pipelines.episodes.clinlab.labs import NUMERIC_LAB_ROWS, case_labs, in_unit
 from pipelines.episodes.clinlab.model import ClinLab
 from pipelines.episodes.store import CaseStore
 
@@ -63,21 +63,20 @@ def clinlab_eval(source: CaseStore | Mapping[str, pl.DataFrame], clinlab: ClinLa
 
 def held_out_items(store: CaseStore, clinlab: ClinLab, split: str = "test") -> pl.DataFrame:
     """One row per predictor and held-out value: recorded, predicted, range, flag, standardised pair."""
-    cases = store.lab_admissions(split, NUMERIC_LAB_ROWS)  # their numeric labs: numeric_labs' rows
-    labs = [c.first for c in cases]
-    inputs = [CaseLabs.of(c.age, c.sex, found, clinlab.stats) for c, found in zip(cases, labs)]
+    rows = store.lab_rows(split, NUMERIC_LAB_ROWS)  # their numeric labs: numeric_labs' rows
+    inputs = dict(zip(rows.people["case_id"], case_labs(rows, clinlab.stats)))
+    recorded_in_unit = in_unit(rows.results, clinlab.stats)
     parts = []
     for name in sorted(clinlab.models):
-        stats = clinlab.stats[name]
-        held = [(i, found[name]) for i, found in enumerate(labs) if name in found and stats.in_unit(found[name])]
-        if not held:
+        held = recorded_in_unit.filter(pl.col("exam_name") == name)
+        if held.is_empty():
             continue
-        recorded = {"exam_name": name, "recorded": [r.value_num for _, r in held],
-                    "ref_low": [r.ref_low for _, r in held], "ref_high": [r.ref_high for _, r in held],
-                    "abnormal": [r.abnormal for _, r in held]}
-        for predictor, predicted in (("clinlab", clinlab.predict(name, [inputs[i] for i, _ in held])),
-                                     ("population_median", np.full(len(held), stats.reported_median))):
-            parts.append(pl.DataFrame(recorded | {"predictor": predictor, "predicted": predicted}, schema=ITEM_SCHEMA))
+        recorded = held.select("exam_name", recorded="value_num", ref_low="ref_low", ref_high="ref_high",
+                               abnormal="abnormal")
+        for predictor, predicted in (("clinlab", clinlab.predict(name, [inputs[c] for c in held["case_id"]])),
+                                     ("population_median", np.full(held.height, clinlab.stats[name].reported_median))):
+            parts.append(recorded.with_columns(predictor=pl.lit(predictor), predicted=pl.Series(predicted))
+                         .cast(ITEM_SCHEMA).select(list(ITEM_SCHEMA)))
     items = pl.concat(parts) if parts else pl.DataFrame(schema=ITEM_SCHEMA)
     by_lab = ("predictor", "exam_name")
     mean, sd = pl.col("recorded").mean().over(by_lab), pl.col("recorded").std(ddof=0).over(by_lab)

@@ -8,14 +8,14 @@ value recorded in another unit is not comparable, so it counts as missing.
 from __future__ import annotations
 
 import math
-from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 import polars as pl
 
+from pipelines.episodes.store import LabRows
 from pipelines.episodes.views import ExamResult
 
 
@@ -84,24 +84,54 @@ class CaseLabs:
         return cls(age, sex, {name: r.value_num for name, r in labs.items() if name in stats and stats[name].in_unit(r)})
 
 
-def lab_stats(results: Iterable[ExamResult], max_decimals: int) -> dict[str, LabStats]:
-    """Each lab's unit, reference range, median and precision from its training results."""
-    by_lab: dict[str, list[ExamResult]] = {}
-    for r in results:
-        by_lab.setdefault(r.exam_name, []).append(r)
+def lab_stats(results: pl.DataFrame, max_decimals: int) -> dict[str, LabStats]:
+    """Each lab's unit, reference range, median and precision from its training results (rows of
+    first results: ``exam_name`` and the columns of :class:`ExamResult`), counted as columns."""
+    keyed = _keyed(results)
+    counts: dict[str, dict[str, int]] = {}
+    for name, key, n in keyed.group_by("exam_name", "_key").len().iter_rows():
+        counts.setdefault(name, {})[key] = n
+    kept = keyed.join(pl.DataFrame({"exam_name": list(counts), "_key": [_most_common(c) for c in counts.values()]},
+                                   schema={"exam_name": pl.Utf8, "_key": pl.Utf8}), on=["exam_name", "_key"])
+    ranges: dict[str, dict[tuple, int]] = {}
+    bounded = kept.filter(pl.col("ref_low").is_not_null() | pl.col("ref_high").is_not_null())
+    for name, low, high, n in bounded.group_by("exam_name", "ref_low", "ref_high").len().iter_rows():
+        ranges.setdefault(name, {})[low, high] = n
+    units: dict[str, dict[str | None, int]] = {}
+    for name, unit, n in kept.group_by("exam_name", "unit").len().iter_rows():
+        units.setdefault(name, {})[unit] = n
     stats = {}
-    for name, found in sorted(by_lab.items()):
-        key = _most_common(Counter(unit_key(r.unit) for r in found))
-        kept = [r for r in found if unit_key(r.unit) == key]
-        ranges = Counter((r.ref_low, r.ref_high) for r in kept if r.ref_low is not None or r.ref_high is not None)
-        low, high = _most_common(ranges) if ranges else (None, None)
-        values = [r.value_num for r in kept]
-        stats[name] = LabStats(name, _most_common(Counter(r.unit for r in kept)), low, high, float(np.median(values)),
-                               min(max_decimals, max(map(_decimals, values))), len(kept))
+    for name, values in kept.group_by("exam_name").agg("value_num").sort("exam_name").iter_rows():
+        low, high = _most_common(ranges[name]) if name in ranges else (None, None)
+        stats[name] = LabStats(name, _most_common(units[name]), low, high, float(np.median(values)),
+                               min(max_decimals, max(map(_decimals, set(values)))), len(values))
     return stats
 
 
-def _most_common[T](counts: Counter[T]) -> T:
+def case_labs(rows: LabRows, stats: dict[str, LabStats]) -> list[CaseLabs]:
+    """:meth:`CaseLabs.of` for every admission of ``rows`` (their :func:`numeric_labs`), in its order."""
+    values: dict[str, dict[str, float]] = {}
+    for case_id, name, value in in_unit(rows.results, stats).select("case_id", "exam_name", "value_num").iter_rows():
+        values.setdefault(case_id, {})[name] = value
+    return [CaseLabs(age, sex, values.get(case_id, {})) for case_id, age, sex in rows.people.iter_rows()]
+
+
+def in_unit(results: pl.DataFrame, stats: dict[str, LabStats]) -> pl.DataFrame:
+    """The rows of ``results`` of a lab in ``stats``, recorded in its unit (:meth:`LabStats.in_unit`)."""
+    units = pl.DataFrame({"exam_name": list(stats), "_key": [unit_key(s.unit) for s in stats.values()]},
+                         schema={"exam_name": pl.Utf8, "_key": pl.Utf8})
+    return _keyed(results).join(units, on=["exam_name", "_key"], maintain_order="left").drop("_key")
+
+
+def _keyed(results: pl.DataFrame) -> pl.DataFrame:
+    """``results`` with each unit's :func:`unit_key` (``_key``), computed once per distinct unit."""
+    units = results["unit"].unique().to_list()
+    return results.with_columns(_key=pl.col("unit").replace_strict(
+        [u for u in units if u is not None], [unit_key(u) for u in units if u is not None], default=unit_key(None),
+        return_dtype=pl.Utf8))
+
+
+def _most_common[T](counts: Mapping[T, int]) -> T:
     """The most frequent key; ties go to the smallest spelling, so the choice never depends on row order."""
     return min(counts.items(), key=lambda kv: (-kv[1], repr(kv[0])))[0]
 

@@ -1,6 +1,6 @@
 """ClinLab's models: one gradient-boosted regressor per lab, trained leave-one-out on the train split.
 
-Training rows are the train split's admissions, kept as cases or not (CaseStore.lab_admissions).
+Training rows are the train split's admissions, kept as cases or not (CaseStore.lab_rows).
 For every training admission that recorded lab X, the target is X's value and the features are the
 case's age, sex and its values of the K labs that tell most about X on the train split (rank
 correlation times how often they are recorded with X; missing ones stay NaN, which
@@ -44,6 +44,7 @@ from pipelines.episodes.clinlab.labs import (
     NUMERIC_LAB_ROWS,
     CaseLabs,
     LabStats,
+    case_labs,
     lab_stats,
     numeric_labs,
 )
@@ -96,7 +97,7 @@ class ClinLab:
 
     @classmethod
     def fit(cls, store: CaseStore, split: str = "train", workers: int = 1, **overrides: Any) -> ClinLab:
-        """Train on the recorded numeric labs of ``split``'s admissions (:meth:`CaseStore.lab_admissions`);
+        """Train on the recorded numeric labs of ``split``'s admissions (:meth:`CaseStore.lab_rows`);
         ``overrides`` replace whole data/clinlab.yaml settings. The labs' models are fitted in
         ``workers`` processes (:func:`pipelines.workers.ordered_map`); they are the same whatever the count."""
         unknown = set(overrides) - set(default_settings())
@@ -107,14 +108,17 @@ class ClinLab:
             raise ValueError("min_train_rows must be at least cv_folds: every fold needs a held-out row")
         if settings["max_train_rows"] < settings["min_train_rows"]:
             raise ValueError("max_train_rows must be at least min_train_rows")
-        cases = store.lab_admissions(split, NUMERIC_LAB_ROWS)  # their numeric labs: numeric_labs' rows
-        stats = lab_stats((r for c in cases for r in c.first.values()), settings["max_decimals"])
-        inputs = [CaseLabs.of(c.age, c.sex, c.first, stats) for c in cases]
+        rows = store.lab_rows(split, NUMERIC_LAB_ROWS)  # their numeric labs: numeric_labs' rows
+        stats = lab_stats(rows.results, settings["max_decimals"])
+        inputs = case_labs(rows, stats)
         names = sorted(stats)
         informative = _informative(names, inputs, settings["min_co_recorded"])
+        recording: dict[str, list[CaseLabs]] = {name: [] for name in names}  # each lab's cases, in order
+        for case in inputs:
+            for name in case.values:
+                recording[name].append(case)
         tasks = ((name, _partners(names, informative[j], j, settings["n_features"]),
-                  _sample([i for i in inputs if name in i.values], settings["max_train_rows"], settings["random_state"]),
-                  settings)
+                  _sample(recording[name], settings["max_train_rows"], settings["random_state"]), settings)
                  for j, name in enumerate(names) if stats[name].n >= settings["min_train_rows"])
         models = {model.exam_name: model for model in ordered_map(_fit_alone, tasks, workers)}
         return cls(stats, models)
