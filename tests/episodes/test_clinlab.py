@@ -480,3 +480,27 @@ def test_a_lab_served_its_median_scores_alike_for_both_predictors(clinlab, lab_s
     items = held_out_items(lab_store, served).filter(exam_name="Potassium")
     by_predictor = {p: g["predicted"].to_list() for (p,), g in items.group_by("predictor")}
     assert by_predictor["clinlab"] == by_predictor["population_median"] == [4.2] * 20
+
+
+def test_lab_stats_count_units_ranges_and_precision_from_the_rows():
+    """One lab: its unit is the most common unit key ("mg/dL" and "MG/DL " are one), a tie of
+    spellings or of ranges goes to the smallest; the median, precision and count are its values' in
+    that unit; another unit's values are missing for case_labs."""
+    from pipelines.episodes.clinlab.labs import case_labs, lab_stats
+    from pipelines.episodes.store import LabRows
+
+    rows = pl.DataFrame({
+        "case_id": ["a", "b", "c", "d", "e", "f", "g"],
+        "exam_name": ["Urea"] * 7,
+        "kind": ["lab"] * 7,
+        "value_num": [10.0, 12.5, 30.0, 14.25, 5.0, 6.0, 7.0],
+        "value_text": None, "unit": ["mg/dL", "MG/DL ", "mg/dL", "MG/DL ", "mmol/L", "mmol/L", "mmol/L"],
+        "ref_low": [None, 3.0, None, None, 2.0, 2.0, 2.0], "ref_high": [5.0, 5.0, None, None, 8.0, 8.0, 8.0],
+        "abnormal": [True] * 7, "origin": ["recorded"] * 7,
+    }, schema_overrides={"value_text": pl.Utf8})
+    stats = lab_stats(rows, max_decimals=6)["Urea"]
+    assert (stats.unit, stats.ref_low, stats.ref_high) == ("MG/DL ", 3.0, 5.0)
+    assert (stats.median, stats.decimals, stats.n) == (13.375, 2, 4)
+    people = pl.DataFrame({"case_id": ["a", "e", "z"], "age": [40, 50, 60], "sex": ["F", "M", "F"]})
+    assert case_labs(LabRows(people, rows), {"Urea": stats}) == [
+        CaseLabs(40, "F", {"Urea": 10.0}), CaseLabs(50, "M", {}), CaseLabs(60, "F", {})]
