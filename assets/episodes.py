@@ -135,8 +135,7 @@ def clinlab_eval(clinverse: ClinverseResource) -> dg.MaterializeResult:
 
     started = time.perf_counter()
     warehouse = clinverse.warehouse()
-    store = CaseStore.from_warehouse(warehouse, optional=("case_skeleton",))  # for the other candidates
-    frame = evaluate_clinlab(store, workers=clinverse.settings().workers)
+    frame = evaluate_clinlab(CaseStore.lab_store(warehouse), workers=clinverse.settings().workers)
     warehouse.write("clinlab_eval", frame)
     overall = {p: m for p, *m in frame.filter(frame["exam_name"] == "ALL").select(
         "predictor", "n", *LOWER_IS_BETTER, "anomaly_recall").iter_rows()}

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import polars as pl
 
+import schemas
 from pipelines import icd
 from pipelines.episodes.views import (
     CatalogEntry,
@@ -37,6 +38,7 @@ from pipelines.warehouse import Warehouse
 TABLES = ("cases", "information_units", "exam_results", "exam_catalog", "profiles")
 SCORING_TABLES = ("case_rubrics", "case_exam_targets")  # read when built: the judge's reference (get_reward)
 OPTIONAL_TABLES = (*SCORING_TABLES, "case_skeleton")  # read when built
+LAB_TABLES = ("cases", "exam_results", "exam_catalog")  # what ClinLab reads of a store (CaseStore.lab_store)
 # Cases per store of a cohort-wide pass in parts (CaseStore.parts_of). Each part reads its rows of
 # every table, so small parts cost time: the judge's references at 32,000 generated admissions took
 # 993 MB in parts of 5,000 (6 % slower), 902 MB in parts of 2,000 (40 % slower), 1,618 MB in one store.
@@ -98,16 +100,22 @@ class CaseStore:
         them: a worker's share of a cohort-wide step, which then holds no more than its share).
         ``optional``: which of :data:`OPTIONAL_TABLES` to read where built (a step that needs none
         of them, such as the stress test or the step that writes the scoring tables, reads none)."""
-        def read(table: str) -> pl.DataFrame:
-            frame = warehouse.scan(table).select(_READ.get(table, pl.all()))
-            if case_ids is not None and "case_id" in frame.collect_schema():
-                frame = frame.filter(pl.col("case_id").is_in(pl.Series(list(case_ids), dtype=pl.Utf8).implode()))
-            return frame.collect()
-
         unknown = set(optional) - set(OPTIONAL_TABLES)
         if unknown:
             raise ValueError(f"not optional tables of a case store: {sorted(unknown)} (they are {OPTIONAL_TABLES})")
-        return cls({table: read(table) for table in (*TABLES, *optional) if table in TABLES or warehouse.exists(table)})
+        return cls({table: _read(warehouse, table, case_ids)
+                    for table in (*TABLES, *optional) if table in TABLES or warehouse.exists(table)})
+
+    @classmethod
+    def lab_store(cls, warehouse: Warehouse) -> CaseStore:
+        """The store ClinLab learns from and is evaluated on (:meth:`lab_rows`): the tables it reads
+        (:data:`LAB_TABLES`, ``case_skeleton`` where built) and the units and profiles, which it
+        never reads, empty. It builds no case (no profile). At 32,000 generated admissions the
+        units and profiles took 150 MB of the whole cohort's store."""
+        frames = {table: _read(warehouse, table) for table in (*LAB_TABLES, "case_skeleton")
+                  if table in LAB_TABLES or warehouse.exists(table)}
+        return cls(frames | {table: schemas.empty(table).select(_READ.get(table, pl.all()))
+                             for table in TABLES if table not in frames})
 
     @classmethod
     def parts_of(cls, warehouse: Warehouse, cases_per_part: int = CASES_PER_PART,
@@ -288,6 +296,14 @@ class StoreParts:
         ids = CaseStore.case_ids_of(self.warehouse)
         for start in range(0, len(ids), self.cases_per_part):
             yield CaseStore.from_warehouse(self.warehouse, ids[start : start + self.cases_per_part], self.optional)
+
+
+def _read(warehouse: Warehouse, table: str, case_ids: Collection[str] | None = None) -> pl.DataFrame:
+    """What a store reads of ``table``: the columns its views use (:data:`_READ`), of ``case_ids``' rows only where given."""
+    frame = warehouse.scan(table).select(_READ.get(table, pl.all()))
+    if case_ids is not None and "case_id" in frame.collect_schema():
+        frame = frame.filter(pl.col("case_id").is_in(pl.Series(list(case_ids), dtype=pl.Utf8).implode()))
+    return frame.collect()
 
 
 def _in_case_order(cases: pl.DataFrame) -> pl.DataFrame:

@@ -7,6 +7,7 @@ import schemas
 from pipelines.episodes.controller import run_episodes
 from pipelines.episodes.judge import block_of
 from pipelines.episodes import stress
+from pipelines.episodes.clinlab.labs import NUMERIC_LAB_ROWS
 from pipelines.episodes.store import OPTIONAL_TABLES, CaseStore
 from pipelines.episodes.stress import stress_rates, stress_test
 from pipelines.warehouse import Warehouse
@@ -99,3 +100,16 @@ def test_a_store_reads_only_the_optional_tables_asked_for(demo_home, demo_store)
     assert skeleton.lab_admissions("train") == demo_store.lab_admissions("train")
     with pytest.raises(ValueError, match="not optional tables of a case store: \\['cases'\\]"):
         CaseStore.from_warehouse(Warehouse(demo_home), optional=("cases",))
+
+
+def test_clinlab_store_reads_what_clinlab_reads_and_no_units_or_profiles(demo_home, demo_store):
+    """ClinLab's store (the clinlab_eval step's) has the lab rows of the whole store, and no units or
+    profiles: it builds no case."""
+    labs = CaseStore.lab_store(Warehouse(demo_home))
+    assert labs.table("case_skeleton") is not None
+    assert labs.table("information_units").is_empty() and labs.table("profiles").is_empty()
+    for split in ("train", "test"):
+        mine, whole = labs.lab_rows(split, NUMERIC_LAB_ROWS), demo_store.lab_rows(split, NUMERIC_LAB_ROWS)
+        assert mine.people.equals(whole.people) and mine.results.equals(whole.results)
+    with pytest.raises(KeyError, match="has no profile"):
+        labs.case(labs.case_ids()[0])
