@@ -11,7 +11,6 @@ and left out of the default query views (``Warehouse.connect(restricted=True)`` 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
 from functools import cache
 
 from pathlib import Path
@@ -61,12 +60,6 @@ def empty(table: str) -> pl.DataFrame:
     """An empty frame with the table's columns and dtypes."""
     schema = get(table)
     return pl.DataFrame(schema={name: col.dtype.type for name, col in schema.columns.items()})
-
-
-def from_rows(table: str, rows: Sequence[tuple]) -> pl.DataFrame:
-    """The table from tuples in its column order, conformed: tuples, not dicts, where a step builds a
-    row per case (and exam) of a whole cohort."""
-    return conform(table, pl.DataFrame(rows, schema=empty(table).schema, orient="row"))
 
 
 def conform(table: str, df: pl.DataFrame) -> pl.DataFrame:

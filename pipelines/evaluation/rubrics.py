@@ -131,8 +131,14 @@ def build(stores: Iterable[CaseStore], medqa_rubric: pl.DataFrame, prescriptions
         for kind, points in (("evidence", evidence), ("management", management)):
             rubrics += [(case_id, kind, i, text, basis, ref) for i, (text, basis, ref) in enumerate(points)]
         if n % CASES_PER_FRAME == 0:
-            target_parts.append(schemas.from_rows("case_exam_targets", targets))
-            rubric_parts.append(schemas.from_rows("case_rubrics", rubrics))
+            target_parts.append(_frame("case_exam_targets", targets))
+            rubric_parts.append(_frame("case_rubrics", rubrics))
             targets, rubrics = [], []
-    return (pl.concat([*target_parts, schemas.from_rows("case_exam_targets", targets)], rechunk=True),
-            pl.concat([*rubric_parts, schemas.from_rows("case_rubrics", rubrics)], rechunk=True))
+    # Validated once, where the step writes them (Warehouse.write conforms a table whole).
+    return (pl.concat([*target_parts, _frame("case_exam_targets", targets)], rechunk=True),
+            pl.concat([*rubric_parts, _frame("case_rubrics", rubrics)], rechunk=True))
+
+
+def _frame(table: str, rows: list[tuple]) -> pl.DataFrame:
+    """``rows`` (tuples in the table's column order) as columns of the table's dtypes."""
+    return pl.DataFrame(rows, schema=schemas.empty(table).schema, orient="row")
