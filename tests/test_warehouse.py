@@ -96,6 +96,22 @@ def test_write_query_validates_the_streamed_file_before_publishing(tmp_path, mon
     assert [p.name for p in wh.table_dir("excluded_cases").iterdir()] == ["data.parquet"]
 
 
+def test_write_refuses_a_repeated_key_of_a_column_or_of_columns_together(tmp_path):
+    """Unique keys are counted apart from the row checks (rows whose hash repeats, grouped): a
+    repeated case_id of excluded_cases, a repeated (case_id, rank) of case_exam_targets."""
+    wh = Warehouse(tmp_path)
+    ids = [f"c_{i:016x}" for i in range(3)]
+    excluded = pl.DataFrame({"case_id": ids, "source": "medqa", "stage": "s", "reason": "r"})
+    assert wh.write("excluded_cases", excluded) == 3
+    with pytest.raises(schemas.ContractError, match=r"1 value\(s\) of \(case_id\) occur more than once"):
+        wh.write("excluded_cases", excluded.with_columns(case_id=pl.Series([ids[0], ids[1], ids[0]])))
+    targets = pl.DataFrame({"case_id": [ids[0], ids[0], ids[1]], "rank": [1, 2, 1], "exam_name": "Sodium",
+                            "abnormal": True, "weight": 0.5}, schema_overrides={"rank": pl.Int32})
+    assert wh.write("case_exam_targets", targets) == 3
+    with pytest.raises(schemas.ContractError, match=r"\(case_id, rank\) occur more than once"):
+        wh.write("case_exam_targets", targets.with_columns(rank=pl.Series([1, 1, 1], dtype=pl.Int32)))
+
+
 def test_write_query_checks_staging_tables_against_their_spec(tmp_path):
     wh = Warehouse(tmp_path)
     with duckdb.connect() as con:
