@@ -21,7 +21,7 @@ from schemas.runs import RUN_TABLES
 EPISODE_GROUP = "episodes"  # partitioned by run, so outside the build job
 EPISODE_RUNS = dg.DynamicPartitionsDefinition(name="episode_runs")
 CURATED = ["cases", "information_units", "exam_results", "exam_catalog", "profiles"]
-LAB_POPULATION = [*CURATED, "case_skeleton"]  # ClinLab learns from every candidate admission (CaseStore.lab_admissions)
+LAB_POPULATION = [*CURATED, "case_skeleton"]  # ClinLab learns from every candidate admission (CaseStore.lab_rows)
 LOWER_IS_BETTER = ("mape", "median_mape", "mae", "norm_ref_err", "wasserstein")
 
 

@@ -3,7 +3,7 @@
 :class:`CaseStore` reads ``cases``, ``information_units``, ``exam_results``, ``exam_catalog`` and
 ``profiles`` once (from a warehouse home or from frames, e.g. in tests) and groups the per-case
 tables by ``case_id`` on first use, so building one case's views is a dictionary lookup. ClinLab
-learns from more than the kept cases: :meth:`CaseStore.lab_admissions` adds ``case_skeleton``'s
+learns from more than the kept cases: :meth:`CaseStore.lab_rows` adds ``case_skeleton``'s
 other candidates, whose first-window results ``exam_results`` holds as well (read when built).
 :meth:`CaseStore.folds` deals the patients into cross-validation folds, for builds whose test split
 is too small to compare doctors on (pipelines/episodes/crossval.py).
@@ -57,17 +57,6 @@ class EpisodeCase:
     patient: PatientView
     exams: ExamView
     manager: ManagerView
-
-
-@dataclass(frozen=True)
-class LabAdmission:
-    """An admission as ClinLab sees it, kept as a case or not: age, sex and its first result of each
-    exam (what its :attr:`ExamView.by_name` holds), of those :meth:`CaseStore.lab_admissions` was asked for."""
-
-    case_id: str
-    age: int | None
-    sex: str | None
-    first: dict[str, ExamResult]
 
 
 @dataclass(frozen=True)
@@ -154,14 +143,6 @@ class CaseStore:
             people = people.unique("case_id", keep="first")
         people = people.filter(pl.col("split") == split).sort("case_id").select("case_id", "age", "sex")
         return LabRows(people, self.first_results(results).join(people, on="case_id", how="semi"))
-
-    def lab_admissions(self, split: str, results: pl.Expr | None = None) -> list[LabAdmission]:
-        """:meth:`lab_rows` as an admission each, its first results as :class:`ExamResult`."""
-        rows = self.lab_rows(split, results)
-        first: dict[str, dict[str, ExamResult]] = {}
-        for case_id, *result in rows.results.iter_rows():
-            first.setdefault(case_id, {})[result[0]] = ExamResult(*result)  # no whole view: the first results only
-        return [LabAdmission(case_id, age, sex, first.get(case_id, {})) for case_id, age, sex in rows.people.iter_rows()]
 
     def folds(self, k: int) -> list[CaseStore]:
         """``k`` stores over the same tables, the ``i``-th with the ``i``-th fold of the patients as

@@ -81,7 +81,7 @@ def test_the_stress_test_discloses_nothing_dual_layer_with_self_check(real_demo_
                                                              ("real_ed_demo_warehouse", 1000, False)])
 def test_clinlab_is_ahead_of_the_population_median_on_every_overall_metric(build, items, materialised, request):
     """ClinLab learns from, and is scored on, every candidate admission of its split, kept as a case
-    or not (CaseStore.lab_admissions): 120 train and 34 test admissions of the real demo, 1,173
+    or not (CaseStore.lab_rows): 120 train and 34 test admissions of the real demo, 1,173
     held-out values with or without the ED module. Trained on the kept cases alone, it followed the
     curation's rules: 26 train cases with the ED module once diagnosis_history came, where it
     trailed the median on pooled MAE (9.481 against 9.367 on 264 values)."""

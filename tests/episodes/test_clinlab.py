@@ -30,7 +30,8 @@ from pipelines.episodes.config import preset
 from pipelines.episodes.lab import LaboratoryPhysician, no_prediction, replaced
 from pipelines.episodes.roles import ClinicalState, LatentPatient
 from pipelines.episodes.settings import EpisodeSettings
-from pipelines.episodes.store import CaseStore
+from pipelines.episodes.store import CaseStore, LabRows
+from pipelines.episodes.views import ExamResult
 
 # Small regressors, so the fast tests fit in about a second.
 FAST = {"regressor": {"loss": "absolute_error", "max_iter": 30, "learning_rate": 0.1, "max_depth": 2,
@@ -309,11 +310,11 @@ def test_clinlab_learns_and_is_scored_on_every_candidate_admission_of_its_split(
     store = CaseStore(frames | {"cases": kept, "case_skeleton": frames["cases"].select("case_id", "split", "age",
                                                                                           "sex")})
     kept_only = CaseStore(frames | {"cases": kept})
-    train, test = store.lab_admissions("train"), store.lab_admissions("test")
-    assert (len(train), len(test)) == (80, 20)
-    assert [a.case_id for a in kept_only.lab_admissions("train")] == kept.filter(split="train")["case_id"].to_list()
-    sodium = {a.case_id: a.first["Sodium"].value_num for a in train}
-    assert ClinLab.fit(store, **FAST).stats["Sodium"].median == np.median(list(sodium.values()))
+    train, test = store.lab_rows("train"), store.lab_rows("test")
+    assert (train.people.height, test.people.height) == (80, 20)
+    assert kept_only.lab_rows("train").people["case_id"].to_list() == kept.filter(split="train")["case_id"].to_list()
+    sodium = _first_by_case(train)
+    assert ClinLab.fit(store, **FAST).stats["Sodium"].median == np.median([f["Sodium"].value_num for f in sodium.values()])
     assert ClinLab.fit(kept_only, **FAST).stats["Sodium"].n == 40
     items = held_out_items(store, ClinLab.fit(store, **FAST))
     assert items.filter(exam_name="Sodium", predictor="clinlab").height == 20
@@ -332,10 +333,18 @@ def test_the_rows_filter_of_numeric_labs_keeps_what_numeric_labs_keeps(frames):
     exams = pl.concat([frames["exam_results"], more], how="diagonal_relaxed")
     store = CaseStore(frames | {"exam_results": exams})
     for split in ("train", "test"):
-        everything = store.lab_admissions(split)
-        assert any(set(a.first) != set(numeric_labs(a.first)) for a in everything)
-        chosen = store.lab_admissions(split, NUMERIC_LAB_ROWS)
-        assert [(a.case_id, a.first) for a in chosen] == [(a.case_id, numeric_labs(a.first)) for a in everything]
+        everything = _first_by_case(store.lab_rows(split))
+        assert any(set(first) != set(numeric_labs(first)) for first in everything.values())
+        chosen = _first_by_case(store.lab_rows(split, NUMERIC_LAB_ROWS))
+        assert chosen == {case_id: numeric_labs(first) for case_id, first in everything.items()}
+
+
+def _first_by_case(rows: LabRows) -> dict[str, dict[str, ExamResult]]:
+    """Each admission of ``rows`` with its first results as :class:`ExamResult`, by exam name."""
+    first: dict[str, dict[str, ExamResult]] = {case_id: {} for case_id in rows.people["case_id"]}
+    for case_id, *result in rows.results.iter_rows():
+        first[case_id][result[0]] = ExamResult(*result)
+    return first
 
 
 def test_fit_is_deterministic(lab_store, clinlab):
@@ -358,9 +367,10 @@ def test_a_lab_recorded_in_more_cases_than_the_cap_is_fitted_on_a_seeded_sample(
 
     monkeypatch.setattr(model, "_fit_one", recorded)
     capped = ClinLab.fit(lab_store, max_train_rows=40, **FAST)
-    everyone = lab_store.lab_admissions("train")
+    train = lab_store.lab_rows("train")
+    everyone = [(age, sex, _first_by_case(train)[case_id]) for case_id, age, sex in train.people.iter_rows()]
     for name, rows in seen.items():
-        inputs = (CaseLabs.of(a.age, a.sex, numeric_labs(a.first), capped.stats) for a in everyone)
+        inputs = (CaseLabs.of(age, sex, numeric_labs(first), capped.stats) for age, sex, first in everyone)
         recorded = [c for c in inputs if name in c.values]
         assert len(rows) == min(40, len(recorded)) and capped.stats[name].n == len(recorded)
         order = [recorded.index(r) for r in rows]
@@ -487,7 +497,6 @@ def test_lab_stats_count_units_ranges_and_precision_from_the_rows():
     spellings or of ranges goes to the smallest; the median, precision and count are its values' in
     that unit; another unit's values are missing for case_labs."""
     from pipelines.episodes.clinlab.labs import case_labs, lab_stats
-    from pipelines.episodes.store import LabRows
 
     rows = pl.DataFrame({
         "case_id": ["a", "b", "c", "d", "e", "f", "g"],
@@ -501,6 +510,8 @@ def test_lab_stats_count_units_ranges_and_precision_from_the_rows():
     stats = lab_stats(rows, max_decimals=6)["Urea"]
     assert (stats.unit, stats.ref_low, stats.ref_high) == ("MG/DL ", 3.0, 5.0)
     assert (stats.median, stats.decimals, stats.n) == (13.375, 2, 4)
+    unitless = rows.head(2).with_columns(exam_name=pl.lit("Ratio"), unit=pl.lit(None, pl.Utf8))  # no unit: one key
+    assert (lab_stats(unitless, 6)["Ratio"].unit, lab_stats(unitless, 6)["Ratio"].n) == (None, 2)
     people = pl.DataFrame({"case_id": ["a", "e", "z"], "age": [40, 50, 60], "sex": ["F", "M", "F"]})
     assert case_labs(LabRows(people, rows), {"Urea": stats}) == [
         CaseLabs(40, "F", {"Urea": 10.0}), CaseLabs(50, "M", {}), CaseLabs(60, "F", {})]

@@ -30,7 +30,7 @@ def numeric_labs(first: Mapping[str, ExamResult]) -> dict[str, ExamResult]:
     return {name: r for name, r in first.items() if r.kind == "lab" and r.value_num is not None}
 
 
-# :func:`numeric_labs`' test on the rows of first results (CaseStore.lab_admissions), so that a
+# :func:`numeric_labs`' test on the rows of first results (CaseStore.lab_rows), so that a
 # cohort's other results never become Python objects: at 32,000 generated admissions the train
 # split's every first result took 940 MB as ExamResults. tests/episodes/test_clinlab.py holds the two alike.
 NUMERIC_LAB_ROWS = (pl.col("kind") == "lab") & pl.col("value_num").is_not_null()
