@@ -496,7 +496,7 @@ def test_lab_stats_count_units_ranges_and_precision_from_the_rows():
     """One lab: its unit is the most common unit key ("mg/dL" and "MG/DL " are one), a tie of
     spellings or of ranges goes to the smallest; the median, precision and count are its values' in
     that unit; another unit's values are missing for case_labs."""
-    from pipelines.episodes.clinlab.labs import case_labs, lab_stats
+    from pipelines.episodes.clinlab.labs import case_labs, in_unit, lab_stats
 
     rows = pl.DataFrame({
         "case_id": ["a", "b", "c", "d", "e", "f", "g"],
@@ -513,5 +513,5 @@ def test_lab_stats_count_units_ranges_and_precision_from_the_rows():
     unitless = rows.head(2).with_columns(exam_name=pl.lit("Ratio"), unit=pl.lit(None, pl.Utf8))  # no unit: one key
     assert (lab_stats(unitless, 6)["Ratio"].unit, lab_stats(unitless, 6)["Ratio"].n) == (None, 2)
     people = pl.DataFrame({"case_id": ["a", "e", "z"], "age": [40, 50, 60], "sex": ["F", "M", "F"]})
-    assert case_labs(LabRows(people, rows), {"Urea": stats}) == [
+    assert case_labs(people, in_unit(rows, {"Urea": stats})) == [
         CaseLabs(40, "F", {"Urea": 10.0}), CaseLabs(50, "M", {}), CaseLabs(60, "F", {})]

@@ -64,8 +64,8 @@ def clinlab_eval(source: CaseStore | Mapping[str, pl.DataFrame], clinlab: ClinLa
 def held_out_items(store: CaseStore, clinlab: ClinLab, split: str = "test") -> pl.DataFrame:
     """One row per predictor and held-out value: recorded, predicted, range, flag, standardised pair."""
     rows = store.lab_rows(split, NUMERIC_LAB_ROWS)  # their numeric labs: numeric_labs' rows
-    inputs = dict(zip(rows.people["case_id"], case_labs(rows, clinlab.stats)))
     recorded_in_unit = in_unit(rows.results, clinlab.stats)
+    inputs = dict(zip(rows.people["case_id"], case_labs(rows.people, recorded_in_unit)))
     parts = []
     for name in sorted(clinlab.models):
         held = recorded_in_unit.filter(pl.col("exam_name") == name)

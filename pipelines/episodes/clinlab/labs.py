@@ -15,7 +15,6 @@ from functools import lru_cache
 import numpy as np
 import polars as pl
 
-from pipelines.episodes.store import LabRows
 from pipelines.episodes.views import ExamResult
 
 
@@ -108,12 +107,13 @@ def lab_stats(results: pl.DataFrame, max_decimals: int) -> dict[str, LabStats]:
     return stats
 
 
-def case_labs(rows: LabRows, stats: dict[str, LabStats]) -> list[CaseLabs]:
-    """:meth:`CaseLabs.of` for every admission of ``rows`` (their :func:`numeric_labs`), in its order."""
+def case_labs(people: pl.DataFrame, recorded: pl.DataFrame) -> list[CaseLabs]:
+    """:meth:`CaseLabs.of` for every admission of ``people`` (case_id, age, sex), in its order, from
+    ``recorded``: their numeric labs' rows in their labs' units (:func:`in_unit`)."""
     values: dict[str, dict[str, float]] = {}
-    for case_id, name, value in in_unit(rows.results, stats).select("case_id", "exam_name", "value_num").iter_rows():
+    for case_id, name, value in recorded.select("case_id", "exam_name", "value_num").iter_rows():
         values.setdefault(case_id, {})[name] = value
-    return [CaseLabs(age, sex, values.get(case_id, {})) for case_id, age, sex in rows.people.iter_rows()]
+    return [CaseLabs(age, sex, values.get(case_id, {})) for case_id, age, sex in people.iter_rows()]
 
 
 def in_unit(results: pl.DataFrame, stats: dict[str, LabStats]) -> pl.DataFrame:

@@ -45,6 +45,7 @@ from pipelines.episodes.clinlab.labs import (
     CaseLabs,
     LabStats,
     case_labs,
+    in_unit,
     lab_stats,
     numeric_labs,
 )
@@ -110,7 +111,7 @@ class ClinLab:
             raise ValueError("max_train_rows must be at least min_train_rows")
         rows = store.lab_rows(split, NUMERIC_LAB_ROWS)  # their numeric labs: numeric_labs' rows
         stats = lab_stats(rows.results, settings["max_decimals"])
-        inputs = case_labs(rows, stats)
+        inputs = case_labs(rows.people, in_unit(rows.results, stats))
         names = sorted(stats)
         informative = _informative(names, inputs, settings["min_co_recorded"])
         recording: dict[str, list[CaseLabs]] = {name: [] for name in names}  # each lab's cases, in order
