@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -175,15 +175,12 @@ def _term_pattern(term: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![^\W_])(?:{_term_regex(term)})(?![^\W_])", 0 if _case_sensitive(term) else re.IGNORECASE)
 
 
-def _scan(text: str, ordered: tuple[str, ...], starts: dict[str, str] | None = None,
-          lowered: str = "") -> list[tuple[int, int, str]]:
-    """What one alternation of ``ordered``'s patterns finds scanning ``text`` (leftmost first, at each
-    start the first term in order that matches there, resuming after it), from each term's own
-    compiled pattern: every start where each term matches, then that scan over them. ``starts``
-    (an ASCII text's, with ``lowered``, the text lower-cased): what each term's matches start with
-    (:func:`_starts`), so that a term is tried only where that occurs in ``lowered``, not searched
-    for at every position."""
-    first: dict[int, tuple[int, int]] = {}  # start -> (the first term matching there, its end)
+def _matches(text: str, ordered: tuple[str, ...], starts: dict[str, str] | None = None,
+             lowered: str = "") -> Iterator[tuple[int, int, int]]:
+    """Every (start, rank in ``ordered``, end) where a term's own compiled pattern matches ``text``,
+    term after term. ``starts`` (an ASCII text's, with ``lowered``, the text lower-cased): what each
+    term's matches start with (:func:`_starts`), so that a term is tried only where that occurs in
+    ``lowered``, not searched for at every position."""
     for rank, term in enumerate(ordered):
         pattern = _term_pattern(term)
         prefix = starts.get(term) if starts else None
@@ -191,13 +188,22 @@ def _scan(text: str, ordered: tuple[str, ...], starts: dict[str, str] | None = N
             at = lowered.find(prefix)
             while at >= 0:
                 if (m := pattern.match(text, at)) is not None:
-                    first.setdefault(at, (rank, m.end()))
+                    yield at, rank, m.end()
                 at = lowered.find(prefix, at + 1)
             continue
         m = pattern.search(text)
         while m is not None:
-            first.setdefault(m.start(), (rank, m.end()))
+            yield m.start(), rank, m.end()
             m = pattern.search(text, m.start() + 1)
+
+
+def _scan(text: str, ordered: tuple[str, ...], starts: dict[str, str] | None = None,
+          lowered: str = "") -> list[tuple[int, int, str]]:
+    """What one alternation of ``ordered``'s patterns finds scanning ``text`` (leftmost first, at each
+    start the first term in order that matches there, resuming after it), from :func:`_matches`."""
+    first: dict[int, tuple[int, int]] = {}  # start -> (the first term matching there, its end)
+    for start, rank, end in _matches(text, ordered, starts, lowered):
+        first.setdefault(start, (rank, end))
     found, resume = [], 0
     for start in sorted(first):
         if start >= resume:
@@ -208,24 +214,10 @@ def _scan(text: str, ordered: tuple[str, ...], starts: dict[str, str] | None = N
 
 def find_mentions(text: str | None, terms: list[str]) -> list[Mention]:
     """Non-overlapping whole-word mentions of ``terms`` in ``text``, leftmost-longest, in text order."""
-    if not text or not terms:
+    screened = _screened(text, terms)
+    if screened is None:
         return []
-    terms = tuple(terms)
-    # Accent folding keeps positions only for ASCII; other text is matched on a folded copy with a map.
-    folded, where = (text, None) if text.isascii() else _accent_map(text)
-    if (found_starts := _starts(terms)) is not None and _lowers_in_place(folded):
-        # A term can match only where its start occurs. Most texts hold none: a substring test spares
-        # the regexes. The others are matched with the terms whose start they hold, which finds the
-        # same mentions (the rest could match nowhere), each tried only where its start occurs.
-        starts, distinct = found_starts
-        lowered = folded.lower()
-        present = {s for s in distinct if s in lowered}
-        if not present:
-            return []
-        term_starts = {t: s for t, s in zip(terms, starts) if s in present}
-        terms = tuple(term_starts)
-    else:
-        term_starts, lowered = None, ""
+    folded, where, terms, term_starts, lowered = screened
     found: list[Mention] = []
     for ordered in _modes(terms):
         for start, end, term in _scan(folded, ordered, term_starts, lowered):
@@ -238,6 +230,40 @@ def find_mentions(text: str | None, terms: list[str]) -> list[Mention]:
         if not kept or m.start >= kept[-1].end:
             kept.append(m)
     return kept
+
+
+def mentions_any(text: str | None, terms: list[str]) -> bool:
+    """``bool(find_mentions(text, terms))``, decided by the first match: where a term matches, the
+    leftmost match of all is a mention, whatever the others."""
+    screened = _screened(text, terms)
+    if screened is None:
+        return False
+    folded, _, terms, term_starts, lowered = screened
+    return any(next(_matches(folded, ordered, term_starts, lowered), None) for ordered in _modes(terms))
+
+
+def _screened(text: str | None, terms: list[str]) -> tuple[str, list[int] | None, tuple[str, ...],
+                                                          dict[str, str] | None, str] | None:
+    """What :func:`find_mentions` searches: the folded text, its map to ``text``'s positions (None for
+    ASCII), the terms that may match in it, their starts and the folded text lower-cased (where the
+    start screen applies), or None when no term can match."""
+    if not text or not terms:
+        return None
+    terms = tuple(terms)
+    # Accent folding keeps positions only for ASCII; other text is matched on a folded copy with a map.
+    folded, where = (text, None) if text.isascii() else _accent_map(text)
+    if (found_starts := _starts(terms)) is not None and _lowers_in_place(folded):
+        # A term can match only where its start occurs. Most texts hold none: a substring test spares
+        # the regexes. The others are matched with the terms whose start they hold, which finds the
+        # same mentions (the rest could match nowhere), each tried only where its start occurs.
+        starts, distinct = found_starts
+        lowered = folded.lower()
+        present = {s for s in distinct if s in lowered}
+        if not present:
+            return None
+        term_starts = {t: s for t, s in zip(terms, starts) if s in present}
+        return folded, where, tuple(term_starts), term_starts, lowered
+    return folded, where, terms, None, ""
 
 
 _NOT_ASCII = re.compile(r"[^\x00-\x7f]")

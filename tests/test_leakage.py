@@ -125,6 +125,12 @@ def test_find_mentions_finds_what_the_whole_alternation_of_terms_finds() -> None
             if not kept or m[0] >= kept[-1][1]:
                 kept.append(m)
         assert [(m.start, m.end, m.term) for m in find_mentions(text, terms)] == kept, text
+        # Whether there is any mention, decided by the first match: with the whole set, and with each
+        # term alone (most of which the text does not hold), a term that folds to nothing included.
+        for subset in [terms, *([term] for term in [*terms, "--"])]:
+            assert leakage.mentions_any(text, subset) == bool(find_mentions(text, subset)), (text, subset)
+    assert not leakage.mentions_any("", terms) and not leakage.mentions_any(None, terms)
+    assert not leakage.mentions_any("heart failure", [])
 
 
 def test_start_screen_holds_beyond_ascii_unless_a_letter_folds_to_ascii() -> None:

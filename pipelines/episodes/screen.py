@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from pipelines.episodes.views import ExamCatalog, ExamResult, ExamView, ManagerView, require_view
 from pipelines.exams.catalog import name_key
-from pipelines.leakage import diagnosis_terms, find_mentions
+from pipelines.leakage import diagnosis_terms, mentions_any
 
 SHINGLE = 4  # consecutive words of a text result that count as quoting it
 SCREENS_CACHED = 4096  # a case's rules are built once, whichever episode or stress test needs them
@@ -77,7 +77,7 @@ def _discloses(rules: _Rules, text: str) -> bool:
     """The tests in order of cost, the first that finds something deciding: a text that names the
     diagnosis is not split into sentences, nor one that states a value searched for quotes (the
     stress test's single-layer patient discloses in every reply, at length)."""
-    if find_mentions(text, rules.terms):
+    if mentions_any(text, rules.terms):
         return True
     if not (rules.cues or rules.quotes):
         return False

@@ -37,7 +37,7 @@ import polars as pl
 import schemas
 from pipelines import icd
 from pipelines.ids import unit_id
-from pipelines.leakage import diagnosis_terms, find_mentions, has_content, scrub, snippet
+from pipelines.leakage import diagnosis_terms, has_content, mentions_any, scrub, snippet
 from pipelines.medqa.answer_icd import equivalent_names, map_answer
 from pipelines.medqa.findings import MEASUREMENT, ExamItem
 from pipelines.medqa.text import ascii_fold
@@ -112,7 +112,7 @@ class _Guard:
         cleaned, mentions = scrub(text, self.terms.all)
         if not mentions:
             return text
-        kept = has_content(cleaned) and not find_mentions(cleaned, self.terms.all)
+        kept = has_content(cleaned) and not mentions_any(cleaned, self.terms.all)
         for m in mentions:
             self.removals.append({
                 "case_id": self.case_id, "source_ref": ref, "term": m.term,
@@ -176,7 +176,7 @@ def _exam_rows(case_id: str, medqa_hash: str, v: Vignette, guard: _Guard) -> lis
     rows: list[dict] = []
     for it in _merge_items(v.findings):
         ref = _ref(medqa_hash, it.start, it.end)
-        if find_mentions(it.exam_name, guard.terms.all):
+        if mentions_any(it.exam_name, guard.terms.all):
             guard.clean(it.exam_name, ref, "dropped_finding")
             continue
         value_text = it.value_text
@@ -184,7 +184,7 @@ def _exam_rows(case_id: str, medqa_hash: str, v: Vignette, guard: _Guard) -> lis
             value_text = guard.clean(value_text, ref, "dropped_finding")
             if value_text is None:
                 continue
-        raw = it.raw_name if not find_mentions(it.raw_name, guard.terms.all) else it.exam_name
+        raw = it.raw_name if not mentions_any(it.raw_name, guard.terms.all) else it.exam_name
         rows.append({
             "case_id": case_id, "exam_name": it.exam_name, "kind": it.kind, "value_num": it.value_num,
             "value_text": value_text, "unit": it.unit, "ref_low": it.ref_low, "ref_high": it.ref_high,

@@ -37,7 +37,7 @@ from __future__ import annotations
 import polars as pl
 
 from pipelines.content.leakage_guard import CaseTerms, case_terms
-from pipelines.leakage import find_mentions
+from pipelines.leakage import mentions_any
 from pipelines.profiles.keys import case_keys, mix, splitmix64, string_keys
 from pipelines.profiles.plausible import condition_bounds, fits
 from pipelines.profiles.pool import age_on
@@ -144,7 +144,7 @@ def _candidates(wanted: pl.DataFrame, pool: pl.DataFrame, conditions: pl.DataFra
 def _leaking(pairs: pl.DataFrame, column: str, terms: CaseTerms) -> pl.DataFrame:
     """The distinct (dx_key, value) pairs of ``column`` whose value mentions the diagnosis."""
     distinct = pairs.select("dx_key", column).drop_nulls().unique()
-    rows = [(key, text) for key, text in distinct.iter_rows() if find_mentions(text, terms.terms.get(key, []))]
+    rows = [(key, text) for key, text in distinct.iter_rows() if mentions_any(text, terms.terms.get(key, []))]
     return pl.DataFrame(rows, schema={"dx_key": pl.Int64, column: pl.Utf8}, orient="row")
 
 

@@ -20,7 +20,7 @@ import polars as pl
 
 from pipelines import icd
 from pipelines.datafiles import yaml_record
-from pipelines.leakage import diagnosis_terms, find_mentions, mention_starts
+from pipelines.leakage import diagnosis_terms, mention_starts, mentions_any
 from pipelines.warehouse import Warehouse
 
 DEMOGRAPHICS = ("language", "marital_status", "race", "ethnicity")
@@ -100,7 +100,7 @@ def _denied_in(profiles: pl.DataFrame, units: pl.DataFrame) -> list[tuple[str, s
         .join(units, on="case_id", maintain_order="left")
     )
     return [(case, condition, unit) for case, condition, code, unit in _may_name(pairs).iter_rows()
-            if find_mentions(unit, list(_condition_terms(condition, code)))]
+            if mentions_any(unit, list(_condition_terms(condition, code)))]
 
 
 def _may_name(pairs: pl.DataFrame) -> pl.DataFrame:
