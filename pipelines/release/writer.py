@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandera.polars as pa
 import polars as pl
 
 import schemas
@@ -92,13 +91,8 @@ def _rewritten(table: str, column: str, value: str, rules: tuple[Rewrite, ...], 
 
 def _conform(table: ReleasedTable, frame: pl.DataFrame) -> pl.DataFrame:
     """``frame`` validated against the table's schema less its dropped columns, sorted by its key."""
-    schema = schemas.get(table.name).remove_columns(list(table.drop))
-    try:
-        frame = schema.validate(frame, lazy=True)
-    except (pa.errors.SchemaErrors, pa.errors.SchemaError) as exc:
-        raise schemas.ContractError(f"released table {table.name!r} violates schemas/{table.name}.py:\n{exc}") from exc
-    repeated = frame.select(table.key).is_duplicated().sum()
-    if repeated:
-        raise ReleaseSpecError(f"table {table.name!r}: {repeated} rows share a key ({', '.join(table.key)}); "
-                               f"fix its key in pipelines/release/{TABLES_FILE}")
+    frame = schemas.validate(table.name, frame, without=tuple(table.drop))
+    if count := schemas.repeated(frame, table.key):
+        raise ReleaseSpecError(f"table {table.name!r}: {count} value(s) of its key ({', '.join(table.key)}) occur "
+                               f"more than once; fix its key in pipelines/release/{TABLES_FILE}")
     return frame.sort(list(table.key))

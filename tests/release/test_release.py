@@ -8,6 +8,7 @@ the scan clean on the real MIMIC-IV demo's tables."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 from pathlib import Path
@@ -287,3 +288,27 @@ def test_the_scan_is_clean_on_the_real_mimic_demo_tables(real_demo_warehouse, tm
     assert searched["MIMIC-IV subject_id"] == 100 and searched["MIMIC-IV hadm_id"] == 275
     with pytest.raises(ReleaseRefused, match="CLINVERSE_ID_KEY"):
         release(real_demo_warehouse, tmp_path / "out", acknowledge_data_use=True)
+
+
+def test_a_released_table_is_checked_against_its_schema_less_its_dropped_columns(demo_home):
+    """writer._conform: the schema's row checks and keys, less the dropped columns (``cases`` passes
+    without ``index_time`` and fails with it), then the release key; a repeated key or a failing row
+    stops the release with the table and the key or check named."""
+    spec = {table.name: table for table in release_spec().tables}
+    warehouse = Warehouse(demo_home)
+    cases = warehouse.read("cases")
+    assert "index_time" in spec["cases"].drop
+    kept = writer._conform(spec["cases"], cases.drop("index_time").reverse())
+    assert kept["case_id"].to_list() == sorted(cases["case_id"]) and "index_time" not in kept.columns
+    with pytest.raises(schemas.ContractError, match="column 'index_time' not in"):  # a dropped column left in
+        writer._conform(spec["cases"], cases)
+    catalog = warehouse.read("exam_catalog")
+    with pytest.raises(schemas.ContractError, match=r"1 value\(s\) of \(exam_name\) occur more than once"):
+        writer._conform(spec["exam_catalog"], pl.concat([catalog, catalog.head(1)]))
+    with pytest.raises(schemas.ContractError, match="kind"):
+        writer._conform(spec["exam_catalog"], catalog.with_columns(kind=pl.lit("not a kind")))
+    # A release key the schema does not hold unique: the writer's own check names it and the fix.
+    targets = warehouse.read("case_exam_targets")
+    loose = dataclasses.replace(spec["case_exam_targets"], key=("case_id",))
+    with pytest.raises(writer.ReleaseSpecError, match=r"value\(s\) of its key \(case_id\) occur more than once"):
+        writer._conform(loose, targets)
