@@ -4,14 +4,14 @@
 -- order results became known (storetime; charttime and labevent_id break ties).
 -- The value text is `value`; the number when `value` is the '___' placeholder; else the first
 -- sentence of `comments` ("NEG.", "<0.01.  cTropnT > 0.10 ...") unless it holds a placeholder or
--- matches a pattern of `not_results` (pipelines/exams/lab_comments.csv). A trailing '*' is MIMIC's
--- abnormal mark. A `value` matching a pattern of `not_results` ("DONE") is no result either.
+-- says there is no result (`no_result`: pipelines/exams/lab_comments.csv). A trailing '*' is MIMIC's
+-- abnormal mark. A `value` that `no_result` matches ("DONE") is no result either.
 -- abnormal: MIMIC's flag or '*' mark; else the number against the range printed beside it, or a
 -- bound ("<0.01", "GREATER THAN 300") that settles it; else a text value read by `qualitative`
 -- (pipelines/exams/qualitative_values.csv: "POS", "LG"); else unknown (null), never a silent normal.
 -- Results that monitor a treatment the stay began (`monitored`: case_id, itemid, since; from
 -- pipelines/exams/monitoring.py) are left out from its start on: a PTT after a heparin drip.
--- `cases` (the windows), `lab_items` (itemid -> proposed name), `not_results`, `qualitative`
+-- `cases` (the windows), `lab_items` (itemid -> proposed name), the macro `no_result`, `qualitative`
 -- (pattern, abnormal, ord) and `monitored` are registered by the caller.
 WITH windowed AS (
     SELECT c.case_id, c.index_time, c.window_start, c.window_end, l.* EXCLUDE (subject_id, hadm_id)
@@ -34,22 +34,21 @@ in_window AS (
             AS sentence
     FROM windowed w
     JOIN lab_items i ON i.itemid = w.itemid
+    ANTI JOIN monitored m ON m.case_id = w.case_id AND m.itemid = w.itemid AND w.charttime >= m.since
     WHERE w.charttime BETWEEN w.window_start AND w.window_end
       AND w.storetime <= w.window_end
-      AND NOT EXISTS (SELECT 1 FROM monitored m WHERE m.case_id = w.case_id AND m.itemid = w.itemid
-                                                   AND w.charttime >= m.since)
 ),
 valued AS (
     SELECT *, coalesce(written, printf('%g', valuenum)) AS value_text, false AS starred
     FROM in_window r
     WHERE valuenum IS NOT NULL
-       OR (written IS NOT NULL AND NOT EXISTS (SELECT 1 FROM not_results n WHERE regexp_matches(r.written, n.pattern, 'i')))
+       OR (written IS NOT NULL AND NOT no_result(r.written))
 ),
 commented AS (  -- only rows without a value: the patterns are tried on few rows
     SELECT *, nullif(rtrim(rtrim(sentence, '*')), '') AS value_text, ends_with(sentence, '*') AS starred
     FROM in_window r
     WHERE written IS NULL AND valuenum IS NULL AND NOT contains(sentence, '___')
-      AND NOT EXISTS (SELECT 1 FROM not_results n WHERE regexp_matches(r.sentence, n.pattern, 'i'))
+      AND NOT no_result(r.sentence)
 ),
 known AS (
     SELECT
@@ -78,11 +77,13 @@ bounded AS (
                  AS DOUBLE) AS below
     FROM known
 ),
-read_texts AS (  -- only unflagged text values: the patterns are tried on few rows
-    SELECT b.case_id, b.itemid, arg_min(q.abnormal, q.ord) AS reading
-    FROM bounded b JOIN qualitative q ON regexp_full_match(trim(b.value_text), q.pattern, 'i')
-    WHERE b.flag IS NULL AND NOT b.starred AND b.valuenum IS NULL AND b.above IS NULL AND b.below IS NULL
-    GROUP BY b.case_id, b.itemid
+read_texts AS (  -- only unflagged text values, each distinct one once: a pattern from a table is
+                 -- compiled for every pair it is tried on, and a few hundred texts repeat
+    SELECT v.text, arg_min(q.abnormal, q.ord) AS reading
+    FROM (SELECT DISTINCT trim(value_text) AS text FROM bounded
+          WHERE flag IS NULL AND NOT starred AND valuenum IS NULL AND above IS NULL AND below IS NULL) v
+    JOIN qualitative q ON regexp_full_match(v.text, q.pattern, 'i')
+    GROUP BY v.text
 )
 SELECT
     case_id,
@@ -109,5 +110,5 @@ SELECT
     raw_name,
     CAST(NULL AS VARCHAR) AS loinc
 FROM bounded
-LEFT JOIN read_texts t USING (case_id, itemid)
+LEFT JOIN read_texts t ON t.text = trim(value_text)  -- read only where the CASE reaches it: the same rows
 ORDER BY case_id, offset_hours, exam_name

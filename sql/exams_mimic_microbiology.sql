@@ -5,11 +5,11 @@
 -- FIRST specimen; its result lists the organisms grown, or the laboratory's comment ('NO GROWTH.').
 -- A culture with an organism, or a test reported positive/reactive/detected, is abnormal. A row
 -- without an organism whose comment says there is no result ('Test cancelled by laboratory.',
--- `not_results`, pipelines/exams/lab_comments.csv) is none.
+-- the macro `no_result`, pipelines/exams/lab_comments.csv) is none.
 -- Specimens only a procedure yields (`procedure_specimens`: spec_type_desc -> label, from
 -- pipelines/exams/procedure_specimens.csv) are named "<label>: <test>" and keep the specimen in
 -- their source name, so that they are returned only by their procedure's test.
--- `cases` (the windows), `procedure_specimens` and `not_results` are registered by the caller.
+-- `cases` (the windows), `procedure_specimens` and the macro `no_result` are registered by the caller.
 WITH windowed AS (
     SELECT c.case_id, c.index_time, c.window_start, c.window_end, m.* EXCLUDE (subject_id, hadm_id)
     FROM read_parquet('{microbiologyevents}') m
@@ -40,7 +40,7 @@ rows AS (
     SELECT *
     FROM in_window r
     WHERE r.organism IS NOT NULL OR r.comment IS NULL
-       OR NOT EXISTS (SELECT 1 FROM not_results n WHERE regexp_matches(r.comment, n.pattern, 'i'))
+       OR NOT no_result(r.comment)
 ),
 first_specimen AS (
     SELECT case_id, test_name, specimen, min(taken) AS taken
