@@ -3,7 +3,7 @@
 -- (offset_hours; unknown offsets last), then by producer (`partition_order`), then by source
 -- reference, so the choice is deterministic. Non-exams were removed by the producers.
 WITH candidates AS (
-    SELECT c.*, regexp_extract(c.filename, '{partition_of_path}', 1) AS partition
+    SELECT c.* EXCLUDE (filename), regexp_extract(c.filename, '{partition_of_path}', 1) AS partition
     FROM read_parquet('{candidates}', filename = true) c
 ),
 named AS (
