@@ -4,7 +4,8 @@ The fallback of the importance rule (pipelines.units.importance): a unit matches
 concept or text is on the row's unit side (a coded condition, a drug, a symptom phrase: see the
 file's header) and the case's primary ICD-10-CM code is in the row's diagnoses. Unit sides are
 matched with vectorised expressions (per row) or per distinct concept, diagnoses per distinct
-primary code, so the work grows with the rows of the file, not with the units times the rows.
+primary code, and each row reads only the units of its diagnoses' cases, so the work grows with
+the rows of the file and the units, not with the units times the rows.
 """
 
 from __future__ import annotations
@@ -61,22 +62,25 @@ def _unit_side(units: pl.DataFrame, a: Association) -> pl.DataFrame:
     if a.kind == "drug":
         return units.filter(pl.col("concept_key").str.contains(a.pattern))
     return units.filter(pl.col("category").is_in(TERM_CATEGORIES) & ~pl.col("negated")
-                        & pl.col("text").str.to_lowercase().str.contains(a.pattern))
+                        & pl.col("lowered").str.contains(a.pattern))
 
 
 def matches(units: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
     """``unit_id, association`` (file line), ``why`` of every unit (``case_id, unit_id, category,
     concept_key, text, negated``) that a row associates with its case's ``primary_icd10``
     (``cases``: case_id, primary_icd10); the first row of the file per unit."""
-    keyed = units.select("case_id", "unit_id", "category", "concept_key", "text", "negated")
-    primaries = cases.select("case_id", "primary_icd10")
-    codes = primaries["primary_icd10"].drop_nulls().unique().to_list()
+    keyed = units.select("case_id", "unit_id", "category", "concept_key", "negated",
+                         lowered=pl.col("text").str.to_lowercase())
+    # The units of each primary code's cases: a row is tried on its diagnoses' units only (a few
+    # codes of the cohort's many), not on every unit.
+    by_code = keyed.join(cases.select("case_id", "primary_icd10").drop_nulls(), on="case_id").partition_by(
+        "primary_icd10", as_dict=True, include_key=False)
     found = []
     for a in ASSOCIATIONS:
-        dx = [c for c in codes if a.holds_diagnosis(c)]
+        dx = [code for (code,) in by_code if a.holds_diagnosis(code)]
         if not dx:
             continue
-        side = _unit_side(keyed, a).join(primaries.filter(pl.col("primary_icd10").is_in(dx)), on="case_id", how="semi")
+        side = _unit_side(pl.concat([by_code[(code,)] for code in dx]), a)
         found.append(side.select("unit_id", pl.lit(a.row).alias("association"), pl.lit(a.why).alias("why")))
     schema = {"unit_id": pl.Utf8, "association": pl.Int32, "why": pl.Utf8}
     if not found:
