@@ -250,8 +250,12 @@ class CaseStore:
             rows = rows.filter(exams.select(results).to_series().gather(rows))
         return exams.select("case_id", *EXAM_COLUMNS)[rows]
 
+    def units(self, case_id: str) -> tuple[Unit, ...]:
+        """The case's information units alone, in the patient view's order, for a pass that needs no view."""
+        return tuple(starmap(Unit, self._units.rows(case_id)))
+
     def _patient_view(self, case_id: str) -> PatientView:
-        units = tuple(starmap(Unit, self._units.rows(case_id)))
+        units = self.units(case_id)
         p = self._profiles.get(case_id)
         if p is None:
             raise KeyError(f"case {case_id!r} has no profile")

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 import polars as pl
 from sklearn.metrics import adjusted_mutual_info_score
 
-from pipelines.episodes.store import CaseStore, EpisodeCase
+from pipelines.episodes.store import EXAM_COLUMNS, CaseStore
 
 MIN_WEIGHT = 1e-9  # above floating-point noise: an adjusted mutual information of 0 is chance
 
@@ -54,11 +54,16 @@ def exam_weights(stores: Iterable[CaseStore], min_support: int) -> dict[str, flo
     return weights
 
 
-Target = tuple[int, str, bool, float]  # rank, exam name, abnormal, weight
-
-
-def ranked_targets(case: EpisodeCase, weights: dict[str, float]) -> list[Target]:
-    """A case's recorded informative exams, ranked (module docstring, rule 2)."""
-    matter = [(not bool(r.abnormal), -weights[name], name) for name, r in case.exams.by_name.items()
-              if name in weights and r.origin == "recorded"]
-    return [(rank, name, not normal, -weight) for rank, (normal, weight, name) in enumerate(sorted(matter), 1)]
+def ranked_targets(store: CaseStore, weights: dict[str, float]) -> pl.DataFrame:
+    """Every case's recorded informative exams, ranked (module docstring, rule 2): ``case_id``,
+    ``rank``, ``weight`` and the exam's first result (:data:`EXAM_COLUMNS`, ``abnormal`` False where
+    unknown), by case and rank. From the first results (:meth:`CaseStore.first_results`: no view is
+    built) of the store's kept cases: the exam table holds other candidates' results too, for ClinLab."""
+    weighted = pl.DataFrame({"exam_name": list(weights), "weight": list(weights.values())},
+                            schema={"exam_name": pl.Utf8, "weight": pl.Float64})
+    first = store.first_results(pl.col("exam_name").is_in(weighted["exam_name"].implode()) & (pl.col("origin") == "recorded"))
+    ranked = (first.join(store.cases.select("case_id"), on="case_id", how="semi").join(weighted, on="exam_name")
+              .with_columns(pl.col("abnormal").fill_null(False))
+              .sort(["case_id", "abnormal", "weight", "exam_name"], descending=[False, True, True, False]))
+    rank = pl.int_range(1, pl.len() + 1, dtype=pl.Int32).over("case_id")
+    return ranked.select("case_id", rank.alias("rank"), "weight", *EXAM_COLUMNS)

@@ -22,15 +22,15 @@ Management (``kind = management``)
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import timedelta
 from functools import lru_cache
 
 import polars as pl
 
 import schemas
-from pipelines.episodes.store import CaseStore, EpisodeCase
-from pipelines.episodes.views import ExamResult
+from pipelines.episodes.store import EXAM_COLUMNS, CaseStore
+from pipelines.episodes.views import ExamResult, Unit
 from pipelines.evaluation.exam_targets import exam_weights, ranked_targets
 from pipelines.evaluation.params import RubricParams, rubric_params
 from pipelines.evaluation.reference import grouped
@@ -65,15 +65,15 @@ def _exam_point(result: ExamResult) -> str:
 Point = tuple[str, str, str]  # key point, basis, source_ref
 
 
-def evidence_points(case: EpisodeCase, abnormal_targets: list[str], medqa: list[dict],
+def evidence_points(units: Sequence[Unit], abnormal_targets: Sequence[ExamResult], medqa: list[dict],
                     params: RubricParams) -> list[Point]:
-    """A case's evidence key points (module docstring); ``abnormal_targets``: its abnormal exams
-    that matter, best-ranked first; ``medqa``: its ``medqa_rubric`` rows."""
+    """A case's evidence key points (module docstring) from its ``units``; ``abnormal_targets``: the
+    first results of its abnormal exams that matter, best-ranked first; ``medqa``: its ``medqa_rubric`` rows."""
     if medqa:
         return [(r["key_point"], "medqa_rubric", r["source_ref"]) for r in sorted(medqa, key=lambda r: r["ordinal"])]
-    units = [(u.text, "key_unit", f"unit:{u.unit_id}") for u in case.patient.units if u.importance == "key"]
-    exams = [(_exam_point(case.exams.by_name[name]), "abnormal_exam", f"exam:{name}") for name in abnormal_targets]
-    return units[: params.max_units] + exams[: params.max_exams]
+    keys = [(u.text, "key_unit", f"unit:{u.unit_id}") for u in units if u.importance == "key"]
+    exams = [(_exam_point(r), "abnormal_exam", f"exam:{r.exam_name}") for r in abnormal_targets]
+    return keys[: params.max_units] + exams[: params.max_exams]
 
 
 @lru_cache(maxsize=16)  # one parameter set per build: its phrases are folded once, not per prescription
@@ -82,10 +82,11 @@ def _padded(phrases: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(f" {fold(phrase)} " for phrase in phrases)
 
 
-def management_points(case: EpisodeCase, prescriptions: Iterable[dict], words: Words,
+def management_points(units: Sequence[Unit], prescriptions: Iterable[dict], words: Words,
                       params: RubricParams) -> list[Point]:
-    """A case's management key points from its first-day prescriptions (module docstring)."""
-    home = set(fold(" ".join(u.text for u in case.patient.units if u.category == "medication")).split())
+    """A case's management key points from its first-day prescriptions (module docstring); ``units``:
+    its information units (its home medications)."""
+    home = set(fold(" ".join(u.text for u in units if u.category == "medication")).split())
     routine = _padded(params.routine)
     groups: dict[str, list[str]] = {}  # class (or drug) -> drugs, in order of the first start
     for row in prescriptions:
@@ -119,24 +120,34 @@ def build(stores: Iterable[CaseStore], medqa_rubric: pl.DataFrame, prescriptions
     weights = exam_weights(stores, params.min_support)
     medqa, drugs, words = grouped(medqa_rubric), grouped(prescriptions), judge_words()
     target_parts, rubric_parts = [], []
-    targets, rubrics = [], []
-    cases = (case for store in stores for case in store.each_case(store.case_ids()))
-    for n, case in enumerate(cases, 1):
-        case_id = case.case_id
-        ranked = ranked_targets(case, weights)
-        targets += [(case_id, *target) for target in ranked]
-        abnormal = [name for _, name, is_abnormal, _ in ranked if is_abnormal]
-        evidence = evidence_points(case, abnormal, medqa.get(case_id, []), params)
-        management = management_points(case, drugs.get(case_id, []), words, params)
-        for kind, points in (("evidence", evidence), ("management", management)):
-            rubrics += [(case_id, kind, i, text, basis, ref) for i, (text, basis, ref) in enumerate(points)]
-        if n % CASES_PER_FRAME == 0:
-            target_parts.append(_frame("case_exam_targets", targets))
-            rubric_parts.append(_frame("case_rubrics", rubrics))
-            targets, rubrics = [], []
+    rubrics: list[tuple] = []
+    n = 0
+    for store in stores:
+        ranked = ranked_targets(store, weights)
+        target_parts.append(ranked.select(schemas.empty("case_exam_targets").columns))
+        abnormal = _abnormal_results(ranked)
+        for case_id in store.case_ids():
+            units = store.units(case_id)
+            evidence = evidence_points(units, abnormal.get(case_id, []), medqa.get(case_id, []), params)
+            management = management_points(units, drugs.get(case_id, []), words, params)
+            for kind, points in (("evidence", evidence), ("management", management)):
+                rubrics += [(case_id, kind, i, text, basis, ref) for i, (text, basis, ref) in enumerate(points)]
+            n += 1
+            if n % CASES_PER_FRAME == 0:
+                rubric_parts.append(_frame("case_rubrics", rubrics))
+                rubrics = []
     # Validated once, where the step writes them (Warehouse.write conforms a table whole).
-    return (pl.concat([*target_parts, _frame("case_exam_targets", targets)], rechunk=True),
+    return (pl.concat([_frame("case_exam_targets", []), *target_parts], rechunk=True),
             pl.concat([*rubric_parts, _frame("case_rubrics", rubrics)], rechunk=True))
+
+
+def _abnormal_results(ranked: pl.DataFrame) -> dict[str, list[ExamResult]]:
+    """Case -> the first results of its abnormal exams that matter, best-ranked first (``ranked``:
+    :func:`ranked_targets`)."""
+    found: dict[str, list[ExamResult]] = {}
+    for case_id, *row in ranked.filter(pl.col("abnormal")).select("case_id", *EXAM_COLUMNS).iter_rows():
+        found.setdefault(case_id, []).append(ExamResult(*row))
+    return found
 
 
 def _frame(table: str, rows: list[tuple]) -> pl.DataFrame:

@@ -48,9 +48,15 @@ def test_an_exam_matters_when_its_abnormality_tells_blocks_apart_on_the_train_sp
 
 
 def test_a_case_ranks_its_exams_that_matter_abnormal_first(scoring_store):
-    ranked = ranked_targets(scoring_store.case(HF), {"NT-proBNP": 0.3, "Chest X-ray": 0.2, "Hemoglobin": 0.5})
+    ranked = ranked_targets(scoring_store, {"NT-proBNP": 0.3, "Chest X-ray": 0.2, "Hemoglobin": 0.5})
     # Sodium does not matter
-    assert ranked == [(1, "NT-proBNP", True, 0.3), (2, "Chest X-ray", True, 0.2), (3, "Hemoglobin", False, 0.5)]
+    assert ranked.filter(pl.col("case_id") == HF).select("rank", "exam_name", "abnormal", "weight").rows() == [
+        (1, "NT-proBNP", True, 0.3), (2, "Chest X-ray", True, 0.2), (3, "Hemoglobin", False, 0.5)]
+    # every kept case, in case order, ranked from 1; each row carries its first result
+    assert ranked["case_id"].to_list() == sorted(ranked["case_id"]) and set(ranked["case_id"]) <= set(scoring_store.case_ids())
+    assert (ranked.group_by("case_id").agg((pl.col("rank") == pl.int_range(1, pl.len() + 1)).all())["rank"].all())
+    first = scoring_store.exam_view(HF).by_name["NT-proBNP"]
+    assert ranked.filter(pl.col("case_id") == HF).row(0, named=True)["value_num"] == first.value_num
 
 
 def test_the_weights_never_read_a_test_case():
@@ -63,12 +69,13 @@ def test_the_weights_never_read_a_test_case():
 
 
 def test_evidence_points_are_key_units_then_salient_abnormal_exams(scoring_store):
-    case = scoring_store.case(HF)
-    points = evidence_points(case, ["NT-proBNP", "Chest X-ray", "Sodium", "Hemoglobin"], [], rubric_params())
+    units, first = scoring_store.units(HF), scoring_store.exam_view(HF).by_name
+    abnormal = [first[name] for name in ("NT-proBNP", "Chest X-ray", "Sodium", "Hemoglobin")]
+    points = evidence_points(units, abnormal, [], rubric_params())
     assert [p[1] for p in points] == ["key_unit", "key_unit", "abnormal_exam", "abnormal_exam", "abnormal_exam"]
     assert points[2] == ("NT-proBNP: 5400 pg/mL", "abnormal_exam", "exam:NT-proBNP")
     medqa = [{"key_point": "Hemoglobin: 7.4 g/dL", "source_ref": "medqa:ab:1-2", "ordinal": 0}]
-    assert evidence_points(case, [], medqa, rubric_params()) == [("Hemoglobin: 7.4 g/dL", "medqa_rubric",
+    assert evidence_points(units, [], medqa, rubric_params()) == [("Hemoglobin: 7.4 g/dL", "medqa_rubric",
                                                                   "medqa:ab:1-2")]
 
 
@@ -89,7 +96,7 @@ def test_management_points_are_first_day_treatments_without_routine_prophylaxis_
     admissions = pl.DataFrame({"hadm_id": [1, 2], "admittime": [ADMIT, ADMIT]})
     first_day = first_day_prescriptions(provenance, admissions, prescriptions, rubric_params())
     assert "CefTRIAXone" not in first_day["drug"].to_list() and set(first_day["case_id"]) == {HF}
-    points = management_points(scoring_store.case(HF), first_day.iter_rows(named=True), judge_words(), rubric_params())
+    points = management_points(scoring_store.units(HF), first_day.iter_rows(named=True), judge_words(), rubric_params())
     assert [p[0] for p in points] == ["Heparin, Apixaban (anticoagulant)", "Metolazone"]
     assert points[0][2] == "mimic_prescriptions:first_24h:heparin apixaban"  # no source key in the reference
 
