@@ -77,8 +77,8 @@ bounded AS (
                  AS DOUBLE) AS below
     FROM known
 ),
-read_texts AS (  -- only unflagged text values, each distinct one once: a pattern from a table is
-                 -- compiled for every pair it is tried on, and a few hundred texts repeat
+read_texts AS (  -- only unflagged text values, each distinct one once: patterns from a table are
+                 -- no constant (each row is tried against each), and a few hundred texts repeat
     SELECT v.text, arg_min(q.abnormal, q.ord) AS reading
     FROM (SELECT DISTINCT trim(value_text) AS text FROM bounded
           WHERE flag IS NULL AND NOT starred AND valuenum IS NULL AND above IS NULL AND below IS NULL) v

@@ -112,8 +112,9 @@ def build(stores: Iterable[CaseStore], medqa_rubric: pl.DataFrame, prescriptions
     """``case_exam_targets`` and ``case_rubrics`` of every case of ``stores`` (one store, or a cohort
     in parts: :meth:`CaseStore.parts_of`; iterated twice, so not a one-shot iterator) and
     ``prescriptions`` (the output of :func:`first_day_prescriptions`, empty without MIMIC-IV): the
-    exam weights from the train split, then one pass over the cases for both tables (a case's
-    evidence takes its abnormal targets)."""
+    exam weights from the train split, then one pass over the parts: each part's targets ranked as
+    columns (:func:`ranked_targets`), then its cases' rubrics from their units (a case's evidence
+    takes its abnormal targets)."""
     if iter(stores) is stores:
         raise TypeError("build iterates the stores twice (weights, then cases): pass a list or CaseStore.parts_of")
     params = params or rubric_params()
